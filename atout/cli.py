@@ -1,0 +1,212 @@
+"""The ``atout`` command line.
+
+    atout check FILE                      compile; diagnostics, or a one-line summary (and a variant's changes)
+    atout dump FILE                       the canonical IR dump
+    atout play FILE [--seat N] [--bot B] [--seed S]
+    atout simulate FILE -n N [--seed S] [--bot B ...] [--json] [--record OUT.jsonl]
+    atout replay FILE RECORD [--match K] [--quiet]
+    atout verify FILE [--property NAME] [--json] [--trace-out DIR] [--timeout SECONDS]
+    atout export FILE --to python|openspiel|dot|mermaid|json -o OUT
+
+Exit status: 0 success; 1 a property refuted or unknown (verify), a replay that
+disagrees with its record, or a rule error found while playing; 2 bad input
+(a malformed rule file, a missing file, bad arguments).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from atout.compiler import CompileError, compile_file, ir
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as 'atout: error: ...' with exit status 2."""
+
+
+def _load(path: str):
+    from atout.engine import Game
+    return Game(compile_file(path))
+
+
+def cmd_check(args) -> int:
+    g = compile_file(args.file)
+    phases = len(g.phases)
+    actions = sum(len(p.actions) for p in g.phases) + sum(1 for p in g.phases if p.kind == "trick")
+    print(f"{args.file}: ok: game '{g.name}' ({g.title}): {g.players} players, {g.deck.size} cards "
+          f"({len(g.deck.suits)} suits x {len(g.deck.ranks)} ranks), {phases} phases, {actions} actions, "
+          f"{len(g.tables)} scoring tables, {len(g.options)} options, {len(g.properties)} properties, "
+          f"{g.num_distinct_actions} distinct action ids")
+    from atout.compiler.variants_diff import describe_variant
+    for line in describe_variant(args.file):
+        print(line)
+    return 0
+
+
+def cmd_dump(args) -> int:
+    sys.stdout.write(ir.dump(compile_file(args.file)))
+    return 0
+
+
+def cmd_play(args) -> int:
+    from atout.engine.terminal import play_terminal
+    game = _load(args.file)
+    if not 0 <= args.seat < game.players:
+        raise UsageError(f"--seat must be 0..{game.players - 1} for {game.name}")
+    return play_terminal(game, seat=args.seat, bot=args.bot, seed=args.seed)
+
+
+def cmd_simulate(args) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from atout.engine.report import print_stats
+    from atout.engine.simulate import simulate
+    if args.n < 1:
+        raise UsageError("-n must be at least 1")
+    game = _load(args.file)
+    bots = args.bot or ["random"]
+    record_fh = None
+    tmp_path = None
+    if args.record:
+        tmp_path = args.record + ".part"
+        try:
+            record_fh = open(tmp_path, "w", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write record file '{args.record}': {exc.strerror}") from None
+    err = Console(stderr=True)
+    progress = Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                        console=err, transient=True, disable=not err.is_terminal)
+    import time
+    t0 = time.perf_counter()
+    try:
+        with progress:
+            task = progress.add_task("matches", total=args.n)
+
+            def on_match(i, result):
+                if record_fh is not None:
+                    rec = result.record(game, args.file, args.seed, i, [bots[p % len(bots)]
+                                                                         for p in range(game.players)])
+                    record_fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                progress.advance(task)
+
+            stats = simulate(game, args.n, args.seed, bots, on_match)
+    except BaseException:
+        if record_fh is not None:
+            record_fh.close()
+            os.unlink(tmp_path)
+        raise
+    seconds = time.perf_counter() - t0
+    if record_fh is not None:
+        record_fh.close()
+        os.replace(tmp_path, args.record)
+    out = stats.as_json()
+    out["game"] = game.name
+    out["seed"] = args.seed
+    out["bots"] = [bots[p % len(bots)] for p in range(game.players)]
+    out["seconds"] = round(seconds, 3)
+    out["matches_per_second"] = round(args.n / seconds, 1) if seconds > 0 else None
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        print_stats(out)
+    return 0
+
+
+def cmd_replay(args) -> int:
+    from atout.engine.replay import replay_file
+    game = _load(args.file)
+    return replay_file(game, args.record, match=args.match, quiet=args.quiet)
+
+
+def cmd_verify(args) -> int:
+    from atout.verify.cli import run_verify
+    return run_verify(args)
+
+
+def cmd_export(args) -> int:
+    from atout.export import export
+    return export(args.file, args.to, args.output)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="atout", description="Card games as declarative rules: check, play, "
+                                                           "simulate, verify and export them.")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("check", help="compile a rule file and print diagnostics or a summary")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("dump", help="print the canonical IR of a rule file")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_dump)
+
+    p = sub.add_parser("play", help="play a match at the terminal against bots")
+    p.add_argument("file")
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
+    p.add_argument("--bot", choices=["random", "greedy"], default="greedy", help="the opponents (default greedy)")
+    p.add_argument("--seed", type=int, default=None, help="seed for shuffles and bots")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("simulate", help="bots play N matches; print statistics")
+    p.add_argument("file")
+    p.add_argument("-n", type=int, required=True, help="number of matches")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bot", action="append", choices=["random", "greedy"],
+                   help="bot for seat 0, then seat 1, ... (repeat; cycles; default random)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--record", metavar="FILE.jsonl", help="write one JSON line per match (docs/records.md)")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("replay", help="replay a recorded match step by step")
+    p.add_argument("file")
+    p.add_argument("record")
+    p.add_argument("--match", type=int, default=None, help="which match of the record file (default: all)")
+    p.add_argument("--quiet", action="store_true", help="only check that the record replays")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("verify", help="prove or refute the properties of a rule file")
+    p.add_argument("file")
+    p.add_argument("--property", action="append", help="only this property (repeatable)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--trace-out", metavar="DIR", help="write each counterexample as a replayable record")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds for the whole run (default 60)")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("export", help="export a game: python, openspiel, dot, mermaid or json")
+    p.add_argument("file")
+    p.add_argument("--to", required=True, choices=["python", "openspiel", "dot", "mermaid", "json"])
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=cmd_export)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    try:
+        return args.func(args)
+    except CompileError as exc:
+        print(exc.render(), file=sys.stderr)
+        return 2
+    except UsageError as exc:
+        print(f"atout: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a rule error found while running a game
+        from atout.engine import RuleError
+        if isinstance(exc, RuleError):
+            print(f"atout: rule error: {exc}", file=sys.stderr)
+            return 1
+        raise
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

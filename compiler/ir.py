@@ -1,0 +1,530 @@
+"""The intermediate representation: an extended finite-state machine of a card game.
+
+The IR is what the engine runs, what the verifier reasons about and what the
+exporters translate.  It is made of frozen dataclasses with no behaviour; every
+node carries a :class:`~atout.compiler.span.Span` that is excluded from
+equality, so two IRs compiled from different text (a variant and the same game
+written out in full) compare equal when they mean the same game.
+
+Value encoding (shared by the engine, the verifier and the exporters):
+
+* players are seats ``0 .. players-1`` (0-based, clockwise); ``none`` is ``-1``;
+* suits are indices into :attr:`Deck.suits`; ranks are *strengths*
+  ``0 .. len(ranks)-1`` with the highest rank the strongest (Écarté: K=7 ... 7=0);
+* a card is ``suit * len(ranks) + (len(ranks) - 1 - strength)``, i.e. cards are
+  numbered suit by suit, highest rank first;
+* enum values are their 0-based position in the declaration (so the order of a
+  contract ladder is the integer order); booleans are Python bools.
+
+The control structure: a game has *phases*.  A ``choice`` phase has an actor and
+named actions; an ``auto`` phase runs effects at once; a ``trick`` phase plays
+tricks (the current player plays a card under the follow rules) and may offer
+extra actions.  Effects end with ``goto PHASE`` or ``end deal``.  Card draws from
+a ``hidden`` zone are chance events.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, is_dataclass
+
+from .span import Span, NO_SPAN
+
+
+def _span():
+    return field(default=NO_SPAN, compare=False, repr=False)
+
+
+# -- types -------------------------------------------------------------------
+@dataclass(frozen=True)
+class Type:
+    """``kind`` is int, bool, player, suit, rank, card, enum, zone or zones (a per-player zone family)."""
+    kind: str
+    low: int | None = None
+    high: int | None = None
+    enum: str | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "int" and self.low is not None:
+            return f"int in {self.low}..{self.high}"
+        if self.kind == "enum":
+            return self.enum or "enum"
+        return self.kind
+
+
+INT = Type("int")
+BOOL = Type("bool")
+PLAYER = Type("player")
+SUIT = Type("suit")
+RANK = Type("rank")
+CARD = Type("card")
+ZONE = Type("zone")
+ZONES = Type("zones")
+
+NONE = -1
+
+
+# -- expressions -------------------------------------------------------------
+@dataclass(frozen=True)
+class Expr:
+    pass
+
+
+@dataclass(frozen=True)
+class Const(Expr):
+    value: int | bool
+    type: Type
+    text: str = ""
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class VarRef(Expr):
+    """A game variable; ``per`` is None, "player" or "side" (then it is indexed with :class:`Index`)."""
+    name: str
+    type: Type
+    per: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ZoneRef(Expr):
+    name: str
+    per_player: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Local(Expr):
+    """An action parameter, loop variable, quantifier variable or the ``returns`` player."""
+    name: str
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Builtin(Expr):
+    """dealer, eldest, actor, leader, winner, trick_number, led_suit, deal_number."""
+    name: str
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Index(Expr):
+    base: Expr
+    index: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    fn: str
+    args: tuple[Expr, ...]
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    op: str
+    left: Expr
+    right: Expr
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Not(Expr):
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Neg(Expr):
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Cond(Expr):
+    test: Expr
+    then: Expr
+    orelse: Expr
+    type: Type
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class InSet(Expr):
+    value: Expr
+    items: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Quant(Expr):
+    """``kind`` in any, all, sum, count; ``domain`` is None for all players, else a zone."""
+    kind: str
+    var: str
+    domain: Expr | None
+    body: Expr
+    span: Span = _span()
+
+
+# -- statements --------------------------------------------------------------
+@dataclass(frozen=True)
+class Stmt:
+    pass
+
+
+@dataclass(frozen=True)
+class Assign(Stmt):
+    var: str
+    index: Expr | None
+    op: str
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Move(Stmt):
+    """Move ``count`` cards (None: all) from ``source`` to ``dest``.  From a hidden zone each card is a chance draw."""
+    count: Expr | None
+    source: Expr
+    dest: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Deal(Stmt):
+    """Deal packets: for each packet size, each player in turn from ``starting`` receives that many cards."""
+    packets: tuple[Expr, ...]
+    source: Expr
+    dest: str
+    starting: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Shuffle(Stmt):
+    zone: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Gather(Stmt):
+    """Move every card of every zone into ``zone`` (the start of a deal)."""
+    zone: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Reveal(Stmt):
+    """Make a zone visible to every player until the end of the deal."""
+    zone: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
+    orelse: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class For(Stmt):
+    var: str
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Goto(Stmt):
+    phase: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EndDeal(Stmt):
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Score(Stmt):
+    table: str
+    span: Span = _span()
+
+
+# -- declarations -------------------------------------------------------------
+@dataclass(frozen=True)
+class Deck:
+    suits: tuple[str, ...]
+    ranks: tuple[str, ...]  # highest first
+    colors: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    span: Span = _span()
+
+    @property
+    def size(self) -> int:
+        return len(self.suits) * len(self.ranks)
+
+    def card_name(self, card: int) -> str:
+        s, i = divmod(card, len(self.ranks))
+        return f"{self.ranks[i]} of {self.suits[s]}"
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    type: Type
+    value: int | bool
+    text: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Enum:
+    name: str
+    values: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Zone:
+    name: str
+    per_player: bool
+    visibility: str  # private (the owner sees), public, hidden
+    home: bool = False
+    builtin: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+    scope: str  # match or deal
+    type: Type
+    per: str | None
+    init: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Param:
+    """``card``: one card from ``zone``; ``choose``: low..high cards, one at a time, from ``zone`` to ``dest``
+    (the chosen number is bound to ``name``); ``domain``: one value of ``type`` (a suit, a player, an enum)."""
+    kind: str
+    name: str
+    type: Type
+    zone: Expr | None = None
+    low: Expr | None = None
+    high: Expr | None = None
+    dest: Expr | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    label: str
+    param: Param | None
+    guard: Expr
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FollowRule:
+    kind: str  # suit (must follow suit), head (must beat the winning card), trump (void: must trump)
+    condition: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Trick:
+    count: Expr
+    leader: Expr
+    trump: Expr  # a suit or none
+    follow: tuple[FollowRule, ...]
+    skip: Expr  # a player who sits out, or none
+    then: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    kind: str  # choice, auto, trick
+    actor: Expr | None
+    actions: tuple[Action, ...]
+    body: tuple[Stmt, ...]  # auto phases
+    trick: Trick | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    guard: Expr
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    rows: tuple[Row, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Match:
+    first_dealer: Expr
+    next_dealer: Expr
+    start: str
+    ends_when: Expr
+    returns_var: str
+    returns: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Property:
+    """kind: invariant, deal_bound, terminates, match_terminates, can_end, can_force, complete, reachable, conserves."""
+    name: str
+    kind: str
+    expr: Expr | None = None
+    phases: tuple[str, ...] = ()
+    target: str | None = None
+    player: Expr | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ActionSlot:
+    """One distinct non-card action id: a named action and, for a domain parameter, one value of it."""
+    name: str
+    value: int | None
+    text: str  # e.g. "bid solo", "name hearts", "done"
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str
+    title: str
+    players: int
+    sides: tuple[tuple[int, ...], ...]
+    deck: Deck
+    options: tuple[Option, ...]
+    enums: tuple[Enum, ...]
+    zones: tuple[Zone, ...]
+    vars: tuple[Var, ...]
+    phases: tuple[Phase, ...]
+    tables: tuple[Table, ...]
+    match: Match
+    properties: tuple[Property, ...]
+    action_slots: tuple[ActionSlot, ...]
+    source: str = field(default="", compare=False)
+
+    # Lookups (pure functions of the fields; no behaviour beyond indexing).
+    def phase(self, name: str) -> Phase:
+        for p in self.phases:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def zone(self, name: str) -> Zone:
+        for z in self.zones:
+            if z.name == name:
+                return z
+        raise KeyError(name)
+
+    def table(self, name: str) -> Table:
+        for t in self.tables:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return self.deck.size + len(self.action_slots)
+
+
+# -- canonical dump ------------------------------------------------------------
+def dump(node, indent: int = 0) -> str:
+    """Canonical text of an IR node: one field per line, spans omitted, stable across runs.
+
+    Golden tests compare this text; two equal IRs dump to the same text.
+    """
+    out: list[str] = []
+    _dump(node, indent, out, prefix="")
+    return "\n".join(out) + "\n"
+
+
+def _atom(v) -> str | None:
+    if isinstance(v, Const):
+        return f"{v.text or v.value}:{v.type}"
+    if isinstance(v, Type):
+        return str(v)
+    if isinstance(v, (VarRef, Local, Builtin)):
+        return v.name
+    if isinstance(v, ZoneRef):
+        return f"zone {v.name}"
+    if isinstance(v, (str, int, bool)) or v is None:
+        return repr(v)
+    return None
+
+
+def _expr_text(e) -> str:
+    """Expressions are dumped inline in a fully parenthesised prefix form."""
+    a = _atom(e)
+    if a is not None:
+        return a
+    if isinstance(e, Index):
+        return f"{_expr_text(e.base)}[{_expr_text(e.index)}]"
+    if isinstance(e, Call):
+        return f"{e.fn}({', '.join(_expr_text(x) for x in e.args)})"
+    if isinstance(e, BinOp):
+        return f"({_expr_text(e.left)} {e.op} {_expr_text(e.right)})"
+    if isinstance(e, Not):
+        return f"(not {_expr_text(e.operand)})"
+    if isinstance(e, Neg):
+        return f"(-{_expr_text(e.operand)})"
+    if isinstance(e, Cond):
+        return f"(if {_expr_text(e.test)} then {_expr_text(e.then)} else {_expr_text(e.orelse)})"
+    if isinstance(e, InSet):
+        return f"({_expr_text(e.value)} in {{{', '.join(_expr_text(x) for x in e.items)}}})"
+    if isinstance(e, Quant):
+        dom = "players" if e.domain is None else _expr_text(e.domain)
+        return f"{e.kind}({e.var} in {dom}: {_expr_text(e.body)})"
+    raise TypeError(type(e))
+
+
+def _dump(node, indent: int, out: list[str], prefix: str) -> None:
+    pad = "  " * indent
+    if isinstance(node, Expr):
+        out.append(f"{pad}{prefix}{_expr_text(node)}")
+        return
+    a = _atom(node)
+    if a is not None:
+        out.append(f"{pad}{prefix}{a}")
+        return
+    if isinstance(node, tuple):
+        if not node:
+            out.append(f"{pad}{prefix}()")
+            return
+        if all(isinstance(x, (str, int)) for x in node):
+            out.append(f"{pad}{prefix}[{', '.join(repr(x) for x in node)}]")
+            return
+        out.append(f"{pad}{prefix}[")
+        for item in node:
+            _dump(item, indent + 1, out, "")
+        out.append(f"{pad}]")
+        return
+    if is_dataclass(node):
+        out.append(f"{pad}{prefix}{type(node).__name__}")
+        for f in fields(node):
+            if f.name == "span" or not f.compare:
+                continue
+            _dump(getattr(node, f.name), indent + 1, out, f"{f.name}: ")
+        return
+    raise TypeError(type(node))  # pragma: no cover

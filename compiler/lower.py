@@ -1,0 +1,492 @@
+"""Pass 4: the merged AST -> the IR game (:class:`atout.compiler.ir.Game`).
+
+Declarations are checked here (missing ones E101, duplicates E102, zones E116,
+phases E115, properties E119, fall-through E113); expressions and statements
+are resolved by :class:`~atout.compiler.resolve.Scope`.  The pass also numbers
+the distinct actions: card ids ``0 .. deck size - 1`` first (playing, choosing
+or discarding a card), then one slot per named action and parameter value.
+"""
+from __future__ import annotations
+
+from . import ir
+from . import syntax as S
+from .diagnostics import Reporter, did_you_mean
+from .ir import BOOL, CARD, INT, PLAYER, SUIT, Type
+from .resolve import ERROR, Scope
+from .span import NO_SPAN
+
+TRICK_ZONE = "trick"
+TAKEN_ZONE = "taken"
+DONE_SLOT = "done"
+
+
+def lower(rf: S.RuleFile, rep: Reporter) -> ir.Game | None:
+    """Build the IR of ``rf``; returns None when errors were reported to ``rep``."""
+    L = _Lowering(rf, rep)
+    return L.run()
+
+
+class _Lowering:
+    def __init__(self, rf: S.RuleFile, rep: Reporter):
+        self.rf = rf
+        self.rep = rep
+
+    def run(self) -> ir.Game | None:
+        rf, rep = self.rf, self.rep
+        file_span = ir.Span(rf.path, 1, 1, 1, 2)
+        if rf.game is None:
+            rep.error("E101", "missing 'game NAME \"Title\"' declaration", file_span,
+                      "start the file with e.g. game ecarte \"Écarté\"")
+        if rf.players is None:
+            rep.error("E101", "missing 'players N' declaration", file_span, "e.g. players 2")
+        if rf.deck is None:
+            rep.error("E101", "missing 'deck { suits ... ranks ... }' declaration", file_span)
+        if rf.match is None:
+            rep.error("E101", "missing 'match { ... }' declaration", file_span)
+        for m in rf.misplaced:
+            where = "inside a phase" if m.what != "actor" else "inside a phase"
+            rep.error("E110", f"'{m.what}' is only allowed {where}", m.span,
+                      f"move this {m.what} into a 'phase NAME {{ ... }}' block")
+        if rf.players is None or rf.deck is None:
+            return None
+        players = rf.players
+        if not 2 <= players <= 8:
+            rep.error("E104", f"a game has 2 to 8 players, not {players}", rf.players_span)
+            return None
+        deck = self._deck(rf.deck)
+        sides = self._sides(players)
+        scope = Scope(rep, players, deck, has_sides=bool(sides))
+        self._enums(scope)
+        options = self._options(scope)
+        zones = self._zones(scope)
+        vars_ = self._vars(scope)
+        self._names(scope)
+        phases = self._phases(scope)
+        tables = self._tables(scope)
+        match = self._match(scope)
+        props = self._properties(scope)
+        slots = self._slots(phases)
+        if rep or match is None:
+            return None
+        return ir.Game(rf.game or "game", rf.title or rf.game or "game", players, sides, deck, options,
+                       tuple(scope.enums.values()), zones, vars_, phases, tables, match, props, slots, rf.path)
+
+    # -- declarations ------------------------------------------------------------
+    def _deck(self, d: S.DeckDecl) -> ir.Deck:
+        for what, names, spans in (("suit", d.suits, d.suit_spans), ("rank", d.ranks, d.rank_spans)):
+            seen: set[str] = set()
+            for n, sp in zip(names, spans):
+                if n in seen:
+                    self.rep.error("E102", f"duplicate {what} '{n}'", sp)
+                seen.add(n)
+        if not d.suits or not d.ranks:
+            self.rep.error("E101", "a deck needs 'suits' and 'ranks'", d.span, "e.g. suits spades hearts ... "
+                                                                              "ranks K Q J A 10 9 8 7")
+        for cname, members in d.colors:
+            for m in members:
+                if m not in d.suits:
+                    self.rep.error("E106", f"unknown suit '{m}' in colour '{cname}'", d.span,
+                                   did_you_mean(m, d.suits))
+        return ir.Deck(d.suits, d.ranks, d.colors, d.span)
+
+    def _sides(self, players: int) -> tuple[tuple[int, ...], ...]:
+        sides = self.rf.sides
+        if sides:
+            seats = sorted(s for g in sides for s in g)
+            if seats != list(range(players)):
+                self.rep.error("E104", f"sides must list every seat 0..{players - 1} exactly once",
+                               self.rf.players_span)
+        return sides
+
+    def _declare(self, seen: dict, name: str, span, what: str) -> bool:
+        if name in seen:
+            self.rep.error("E102", f"duplicate name '{name}'", span, f"'{name}' is already declared as {seen[name]}")
+            return False
+        seen[name] = what
+        return True
+
+    def _enums(self, scope: Scope) -> None:
+        self.seen: dict[str, str] = {}
+        for e in self.rf.enums:
+            if not self._declare(self.seen, e.name, e.name_span, "an enum"):
+                continue
+            scope.enums[e.name] = ir.Enum(e.name, e.values, e.span)
+            for i, v in enumerate(e.values):
+                if v in scope.enum_values:
+                    self.rep.error("E102", f"duplicate enum value '{v}'", e.span)
+                scope.enum_values[v] = (e.name, i)
+
+    def _options(self, scope: Scope) -> tuple[ir.Option, ...]:
+        out = []
+        for o in self.rf.options:
+            if not self._declare(self.seen, o.name, o.name_span, "an option"):
+                continue
+            t = scope.resolve_type(o.type)
+            v = scope.check(o.value, {}, t, f"option '{o.name}'")
+            if t != ERROR and not isinstance(v, ir.Const):
+                self.rep.error("E104", f"option '{o.name}' must be a constant", o.value.span)
+                continue
+            if isinstance(v, ir.Const) and t.kind == "int" and t.low is not None and not t.low <= v.value <= t.high:
+                self.rep.error("E114", f"option '{o.name}' = {v.value} is outside {t.low}..{t.high}", o.value.span)
+            if isinstance(v, ir.Const):
+                opt = ir.Option(o.name, t, v.value, v.text, o.span)
+                scope.options[o.name] = opt
+                out.append(opt)
+        return tuple(out)
+
+    def _zones(self, scope: Scope) -> tuple[ir.Zone, ...]:
+        out = []
+        homes = []
+        for z in self.rf.zones:
+            if not self._declare(self.seen, z.name, z.name_span, "a zone"):
+                continue
+            if z.name in (TRICK_ZONE, TAKEN_ZONE):
+                self.rep.error("E116", f"'{z.name}' is a built-in zone of trick play", z.name_span,
+                               "choose another name")
+                continue
+            vis = z.visibility
+            if vis == "":
+                self.rep.error("E116", f"zone '{z.name}' needs a visibility: private, public or hidden", z.span)
+                continue
+            if "," in vis:
+                self.rep.error("E116", f"zone '{z.name}' has two visibilities ({vis.replace(',', ' and ')})", z.span)
+                continue
+            if z.per and z.per != "player":
+                self.rep.error("E116", f"zones are 'per player', not 'per {z.per}'", z.span)
+                continue
+            if vis == "private" and z.per is None:
+                self.rep.error("E116", f"zone '{z.name}' is private but has no owner", z.span,
+                               "add 'per player' or make it hidden or public")
+                continue
+            if z.home:
+                homes.append(z)
+            zone = ir.Zone(z.name, z.per is not None, vis, z.home, False, z.span)
+            scope.zones[z.name] = zone
+            out.append(zone)
+        if self.rf.zones and not homes:
+            self.rep.error("E116", "no zone is marked 'home': the pack must start somewhere",
+                           self.rf.zones[0].span, "mark the stock 'home', e.g. zone stock: hidden, home")
+        for extra in homes[1:]:
+            self.rep.error("E116", f"zone '{extra.name}' is a second 'home' zone", extra.span)
+        for h in homes[:1]:
+            if h.per:
+                self.rep.error("E116", "the home zone must be shared, not per player", h.span)
+        if any(p.trick is not None for p in self.rf.phases):
+            for name, per, vis in ((TRICK_ZONE, False, "public"), (TAKEN_ZONE, True, "hidden")):
+                zone = ir.Zone(name, per, vis, False, True, NO_SPAN)
+                scope.zones[name] = zone
+                out.append(zone)
+        return tuple(out)
+
+    def _vars(self, scope: Scope) -> tuple[ir.Var, ...]:
+        out = []
+        for v in self.rf.vars:
+            if not self._declare(self.seen, v.name, v.name_span, "a variable"):
+                continue
+            t = scope.resolve_type(v.type)
+            if v.per == "side" and not self.rf.sides:
+                self.rep.error("E104", f"'{v.name}' is per side, but no sides are declared", v.span,
+                               "declare them: players 4 sides {0 2} {1 3}")
+            if v.init is not None:
+                init = scope.check(v.init, {}, t, f"the initial value of '{v.name}'")
+            else:
+                init = _default(t)
+            if t.kind == "int" and t.low is not None and isinstance(init, ir.Const) and \
+                    not t.low <= init.value <= t.high:
+                self.rep.error("E114", f"initial value {init.value} of '{v.name}' is outside {t.low}..{t.high}",
+                               v.init.span if v.init is not None else v.span)
+            scope.vars[v.name] = (t, v.per, v.scope)
+            out.append(ir.Var(v.name, v.scope, t, v.per, init, v.span))
+        return tuple(out)
+
+    def _names(self, scope: Scope) -> None:
+        for p in self.rf.phases:
+            if self._declare(self.seen, p.name, p.name_span, "a phase"):
+                scope.phases.add(p.name)
+        for t in self.rf.tables:
+            if self._declare(self.seen, t.name, t.name_span, "a table"):
+                scope.tables.add(t.name)
+        for s in self.rf.deck.suits if self.rf.deck else ():
+            for other in (scope.options, scope.zones, scope.vars, scope.enum_values):
+                if s in other:
+                    self.rep.error("E102", f"'{s}' is both a suit and another name", self.rf.deck.span)
+
+    # -- phases ------------------------------------------------------------------
+    def _phases(self, scope: Scope) -> tuple[ir.Phase, ...]:
+        out = []
+        for p in self.rf.phases:
+            ph = self._phase(scope, p)
+            if ph is not None:
+                out.append(ph)
+        return tuple(out)
+
+    def _phase(self, scope: Scope, p: S.PhaseDecl) -> ir.Phase | None:
+        rep = self.rep
+        for sp in p.extra_actors:
+            rep.error("E115", f"phase '{p.name}' has a second 'actor'", sp)
+        for sp in p.extra_tricks:
+            rep.error("E115", f"phase '{p.name}' has a second 'trick' block", sp)
+        for sp in p.extra_dos:
+            rep.error("E115", f"phase '{p.name}' has a second 'do' block", sp)
+        if p.do is not None and (p.actions or p.actor is not None or p.trick is not None):
+            rep.error("E115", f"phase '{p.name}' mixes 'do' with actions, an actor or a trick", p.name_span,
+                      "a phase either runs effects at once ('do') or waits for a player")
+            return None
+        if p.do is not None:
+            body = scope.block(p.do, {})
+            self._must_exit(body, p.name_span, f"phase '{p.name}'")
+            return ir.Phase(p.name, "auto", None, (), body, None, p.span)
+        if p.trick is not None:
+            if p.actor is not None:
+                rep.error("E115", f"phase '{p.name}' plays tricks, so its actor is the player to play",
+                          p.actor.span, "remove 'actor'")
+            trick = self._trick(scope, p)
+            actions = self._actions(scope, p, trick_phase=True)
+            return ir.Phase(p.name, "trick", None, actions, (), trick, p.span)
+        if p.actor is None:
+            rep.error("E115", f"phase '{p.name}' has no actor, 'do' block or trick", p.name_span,
+                      "add 'actor eldest' (or another player) and its actions")
+            return None
+        if not p.actions:
+            rep.error("E115", f"phase '{p.name}' has an actor but no action", p.name_span,
+                      "a phase with an actor needs at least one 'action'")
+            return None
+        actor = scope.check(p.actor, {}, PLAYER, "'actor'")
+        actions = self._actions(scope, p, trick_phase=False)
+        return ir.Phase(p.name, "choice", actor, actions, (), None, p.span)
+
+    def _actions(self, scope: Scope, p: S.PhaseDecl, trick_phase: bool) -> tuple[ir.Action, ...]:
+        out = []
+        names: dict[str, object] = {}
+        card_params = 0
+        for a in p.actions:
+            if a.name in names:
+                self.rep.error("E102", f"duplicate action '{a.name}' in phase '{p.name}'", a.name_span)
+                continue
+            names[a.name] = a
+            env: dict[str, Type] = {}
+            param = None
+            if a.param is not None:
+                param = self._param(scope, a.param, env)
+                if param is not None and param.kind in ("card", "choose"):
+                    card_params += 1
+                    if trick_phase or card_params > 1:
+                        self.rep.error("E115", f"phase '{p.name}' has two ways to choose a card", a.param.span,
+                                       "a trick phase already plays a card; one card action per phase")
+                if param is not None:
+                    env[param.name] = param.type
+            guard = scope.check(a.guard, env, BOOL, "a guard") if a.guard is not None else ir.Const(True, BOOL,
+                                                                                                  "true")
+            body = scope.block(a.body, env)
+            if not trick_phase:
+                self._must_exit(body, a.name_span, f"action '{a.name}'")
+            out.append(ir.Action(a.name, a.label or a.name.replace("_", " "), param, guard, body, a.span))
+        return tuple(out)
+
+    def _param(self, scope: Scope, p: S.Param, env) -> ir.Param | None:
+        if p.kind == "card":
+            z = scope.zone_expr(p.zone, env, "a card parameter")
+            return ir.Param("card", p.name, CARD, zone=z, span=p.span)
+        if p.kind == "choose":
+            lo = scope.check(p.low, env, INT, "the least number of cards")
+            hi = scope.check(p.high, env, INT, "the most number of cards")
+            if isinstance(lo, ir.Const) and isinstance(hi, ir.Const) and lo.value > hi.value:
+                self.rep.error("E114", f"empty range {lo.value}..{hi.value}", p.span, "write the lower bound first")
+            src = scope.zone_expr(p.zone, env, "'from'")
+            dst = scope.zone_expr(p.dest, env, "'to'")
+            return ir.Param("choose", p.name, INT, zone=src, low=lo, high=hi, dest=dst, span=p.span)
+        t = scope.type_of_name(p.type_name or "")
+        if t is None or t.kind in ("card", "rank"):
+            self.rep.error("E104", f"an action parameter ranges over a suit, a player or an enum, "
+                                   f"not '{p.type_name}'", p.span,
+                           did_you_mean(p.type_name or "", ["suit", "player", *scope.enums]))
+            return None
+        return ir.Param("domain", p.name, t, span=p.span)
+
+    def _trick(self, scope: Scope, p: S.PhaseDecl) -> ir.Trick:
+        t = p.trick
+        assert t is not None
+        count = scope.check(t.count, {}, INT, "'count'") if t.count is not None else None
+        if count is None:
+            self.rep.error("E115", f"trick block of phase '{p.name}' needs 'count N'", t.span)
+        leader = scope.check(t.leader, {}, PLAYER, "'leader'") if t.leader is not None else ir.Builtin(
+            "eldest", PLAYER)
+        trump = scope.check(t.trump, {}, SUIT, "'trump'") if t.trump is not None else ir.Const(ir.NONE, SUIT, "none")
+        skip = scope.check(t.skip, {}, PLAYER, "'skip'") if t.skip is not None else ir.Const(ir.NONE, PLAYER, "none")
+        follow = []
+        kinds = set()
+        for r in t.follow:
+            if r.kind in kinds:
+                self.rep.error("E102", f"follow rule '{r.kind}' given twice", r.span)
+            kinds.add(r.kind)
+            cond = scope.check(r.condition, {}, BOOL, "a follow condition") if r.condition is not None else \
+                ir.Const(True, BOOL, "true")
+            follow.append(ir.FollowRule(r.kind, cond, r.span))
+        if t.then is None:
+            self.rep.error("E115", f"trick block of phase '{p.name}' needs 'then {{ ... }}' to say what follows",
+                           t.span)
+            then: tuple = ()
+        else:
+            then = scope.block(t.then, {})
+            self._must_exit(then, t.span, f"the trick block of '{p.name}'")
+        return ir.Trick(count or ir.Const(0, INT, "0"), leader, trump, tuple(follow), skip, then, t.span)
+
+    def _must_exit(self, body: tuple[ir.Stmt, ...], span, what: str) -> None:
+        if not _always_exits(body):
+            self.rep.error("E113", f"{what} can end without 'goto' or 'end deal'", span,
+                           "end every path with 'goto PHASE' or 'end deal'")
+
+    # -- tables, match, properties -------------------------------------------------
+    def _tables(self, scope: Scope) -> tuple[ir.Table, ...]:
+        out = []
+        for t in self.rf.tables:
+            rows = []
+            for i, r in enumerate(t.rows):
+                guard = scope.check(r.guard, {}, BOOL, "a table row")
+                body = scope.block(r.body, {})
+                for s in _walk(body):
+                    if isinstance(s, (ir.Goto, ir.EndDeal)):
+                        self.rep.error("E110", "a scoring row only scores: no 'goto' or 'end deal'", s.span,
+                                       "put control flow after 'score TABLE'")
+                rows.append(ir.Row(r.name or f"row{i + 1}", guard, body, r.span))
+            out.append(ir.Table(t.name, tuple(rows), t.span))
+        return tuple(out)
+
+    def _match(self, scope: Scope) -> ir.Match | None:
+        m = self.rf.match
+        if m is None:
+            return None
+        if m.start is None:
+            self.rep.error("E101", "the match needs 'start PHASE' (the first phase of every deal)", m.span)
+        elif m.start not in scope.phases:
+            self.rep.error("E109", f"unknown phase '{m.start}'", m.start_span, did_you_mean(m.start, scope.phases))
+        if m.ends_when is None:
+            self.rep.error("E101", "the match needs 'ends when CONDITION'", m.span)
+        if m.returns is None:
+            self.rep.error("E101", "the match needs 'returns(p) = EXPR' (each player's result)", m.span)
+        fd = scope.check(m.first_dealer, {}, PLAYER, "'first dealer'") if m.first_dealer is not None else \
+            ir.Const(0, PLAYER, "seat 0")
+        nd = scope.check(m.next_dealer, {}, PLAYER, "'next dealer'") if m.next_dealer is not None else \
+            ir.Call("left", (ir.Builtin("dealer", PLAYER),), PLAYER)
+        ends = scope.check(m.ends_when, {}, BOOL, "'ends when'") if m.ends_when is not None else None
+        rv = m.returns_var or "p"
+        ret = scope.check(m.returns, {rv: PLAYER}, INT, "'returns'") if m.returns is not None else None
+        if ends is None or ret is None or m.start is None:
+            return None
+        return ir.Match(fd, nd, m.start, ends, rv, ret, m.span)
+
+    def _properties(self, scope: Scope) -> tuple[ir.Property, ...]:
+        out = []
+        seen: set[str] = set()
+        for p in self.rf.properties:
+            if p.name in seen:
+                self.rep.error("E102", f"duplicate property '{p.name}'", p.name_span)
+                continue
+            seen.add(p.name)
+            for ph, sp in zip(p.phases, p.phase_spans):
+                if ph not in scope.phases:
+                    self.rep.error("E109", f"unknown phase '{ph}'", sp, did_you_mean(ph, scope.phases))
+            if p.target is not None and p.kind in ("can_end", "can_force", "conserves") and \
+                    p.target not in scope.phases:
+                self.rep.error("E109", f"unknown phase '{p.target}'", p.target_span, did_you_mean(p.target,
+                                                                                                 scope.phases))
+            if p.kind == "complete" and p.target not in scope.tables:
+                self.rep.error("E117", f"unknown scoring table '{p.target}'", p.target_span,
+                               did_you_mean(p.target or "", scope.tables))
+            expr = None
+            if p.expr is not None:
+                env = {"p": PLAYER} if p.kind in ("invariant", "deal_bound", "conserves") else {}
+                if p.kind == "deal_bound":
+                    expr = self._gain_expr(scope, p.expr, env)
+                else:
+                    expr = scope.check(p.expr, env, BOOL, f"property '{p.name}'")
+            player = scope.check(p.player, {}, PLAYER, "'can_force'") if p.player is not None else None
+            out.append(ir.Property(p.name, p.kind, expr, p.phases, p.target, player, p.span))
+        return tuple(out)
+
+    def _gain_expr(self, scope: Scope, e: S.Expr, env) -> ir.Expr:
+        """A deal bound may use gain(VAR[p]) and gain(total(VAR)): the change of a match variable in one deal."""
+        return _GainResolver(scope).check(e, dict(env))
+
+    # -- action numbering ------------------------------------------------------------
+    def _slots(self, phases: tuple[ir.Phase, ...]) -> tuple[ir.ActionSlot, ...]:
+        slots: dict[tuple[str, int | None], ir.ActionSlot] = {}
+        need_done = False
+        for ph in phases:
+            for a in ph.actions:
+                p = a.param
+                if p is None:
+                    slots.setdefault((a.name, None), ir.ActionSlot(a.name, None, a.label))
+                elif p.kind == "choose":
+                    need_done = True
+                elif p.kind == "domain":
+                    for i, text in enumerate(self._domain_values(p.type)):
+                        slots.setdefault((a.name, i), ir.ActionSlot(a.name, i, f"{a.label} {text}"))
+        out = list(slots.values())
+        if need_done:
+            out.append(ir.ActionSlot(DONE_SLOT, None, "done"))
+        return tuple(out)
+
+    def _domain_values(self, t: Type) -> list[str]:
+        if t.kind == "suit":
+            return list(self.rf.deck.suits)
+        if t.kind == "player":
+            return [f"seat {i}" for i in range(self.rf.players)]
+        for e in self.rf.enums:
+            if e.name == t.enum:
+                return list(e.values)
+        return []
+
+
+class _GainResolver:
+    def __init__(self, scope: Scope):
+        self.scope = scope
+
+    def check(self, e: S.Expr, env) -> ir.Expr:
+        x = self._rewrite(e, env)
+        return x
+
+    def _rewrite(self, e: S.Expr, env) -> ir.Expr:
+        sc = self.scope
+        if isinstance(e, S.Call) and e.fn == "gain":
+            if len(e.args) != 1:
+                sc.rep.error("E107", "'gain' takes 1 argument", e.span)
+                return ir.Const(0, INT, "0")
+            inner = sc.check(e.args[0], env, INT, "'gain'")
+            return ir.Call("gain", (inner,), INT, e.span)
+        if isinstance(e, S.BinOp):
+            a = self._rewrite(e.left, env)
+            b = self._rewrite(e.right, env)
+            t = BOOL if e.op in ("and", "or", "==", "!=", "<", "<=", ">", ">=") else INT
+            return ir.BinOp(e.op, a, b, t, e.span)
+        return sc.check(e, env, INT if not isinstance(e, S.BinOp) else BOOL)
+
+
+def _default(t: Type) -> ir.Expr:
+    if t.kind == "int":
+        v = t.low if t.low is not None and t.low > 0 else 0
+        return ir.Const(v, t, str(v))
+    if t.kind == "bool":
+        return ir.Const(False, BOOL, "false")
+    return ir.Const(ir.NONE, t, "none")
+
+
+def _always_exits(body: tuple[ir.Stmt, ...]) -> bool:
+    for s in body:
+        if isinstance(s, (ir.Goto, ir.EndDeal)):
+            return True
+        if isinstance(s, ir.If) and s.orelse and all(_always_exits(b) for _, b in s.branches) and \
+                _always_exits(s.orelse):
+            return True
+    return False
+
+
+def _walk(body):
+    for s in body:
+        yield s
+        if isinstance(s, ir.If):
+            for _, b in s.branches:
+                yield from _walk(b)
+            yield from _walk(s.orelse)
+        elif isinstance(s, ir.For):
+            yield from _walk(s.body)

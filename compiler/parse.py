@@ -1,0 +1,440 @@
+"""Pass 1: rule-file text -> AST (:mod:`atout.compiler.syntax`), with spans.
+
+``parse_text(text, path)`` returns a :class:`~atout.compiler.syntax.RuleFile`
+or raises :class:`~atout.compiler.diagnostics.CompileError` with a syntax
+diagnostic (E001 unexpected token, E002 unexpected character, E003
+unexpected end of file) pointing at the offending token.
+"""
+from __future__ import annotations
+
+from lark import Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from atout.grammar import parser
+
+from . import syntax as S
+from .diagnostics import CompileError, Diagnostic
+from .span import Span
+
+# Friendly names for terminals in "expected ..." messages.
+_TOKEN_NAMES = {
+    "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
+    "COLON": "':'", "COMMA": "','", "NAME": "a name", "INT": "a number", "STRING": "a string",
+    "COMP_OP": "a comparison", "ASSIGN_OP": "'=', '+=' or '-='", "ADD_OP": "'+' or '-'",
+    "MUL_OP": "'*', '/' or '%'", "EQUAL": "'='", "SEMICOLON": "';'", "$END": "end of file",
+}
+
+
+def _describe_expected(expected) -> str:
+    names = sorted({_TOKEN_NAMES.get(t, repr(t.strip('"').lower()) if t.isupper() else repr(t)) for t in expected})
+    if len(names) > 8:
+        names = names[:8] + ["..."]
+    return ", ".join(names)
+
+
+def _span_of(path: str, meta_or_token) -> Span:
+    m = meta_or_token
+    if isinstance(m, Token):
+        return Span(path, m.line or 1, m.column or 1, m.end_line or m.line or 1, m.end_column or (m.column or 1) + 1)
+    if getattr(m, "empty", True) and not hasattr(m, "line"):
+        return Span(path, 1, 1, 1, 2)
+    return Span(path, m.line, m.column, m.end_line, m.end_column)
+
+
+def parse_text(text: str, path: str) -> S.RuleFile:
+    """Parse rule-file ``text`` (read from ``path``, used in spans) into an AST."""
+    try:
+        tree = parser().parse(text)
+    except UnexpectedInput as exc:
+        raise CompileError([_syntax_diagnostic(exc, text, path)], {path: text}) from None
+    return _Builder(path).rule_file(tree)
+
+
+def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic:
+    if isinstance(exc, UnexpectedToken) and exc.token.type == "$END" or isinstance(exc, UnexpectedEOF):
+        lines = text.splitlines() or [""]
+        line = len(lines)
+        col = len(lines[-1]) + 1
+        expected = getattr(exc, "expected", None) or getattr(exc, "accepts", None) or []
+        return Diagnostic("E003", "unexpected end of file", Span(path, line, col, line, col + 1),
+                          f"expected {_describe_expected(expected)}; is a '}}' missing?" if expected else None)
+    if isinstance(exc, UnexpectedToken):
+        tok = exc.token
+        expected = exc.accepts or exc.expected
+        hint = f"expected {_describe_expected(expected)}"
+        if tok.type != "NAME" and str(tok).isidentifier() and tok.type.upper() == str(tok).upper():
+            hint = f"'{tok}' is a reserved word of the language and cannot name a variable; choose another name"
+        elif tok.type == "NAME" and "NAME" not in expected:
+            hint += f"; '{tok}' cannot start here (statements are not separated by commas; keywords are reserved)"
+        return Diagnostic("E001", f"unexpected {tok.type.lower() if tok.type != 'NAME' else 'name'} '{tok}'",
+                          _span_of(path, tok), hint)
+    assert isinstance(exc, UnexpectedCharacters)
+    ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
+    hint = None
+    if ch == ";":
+        hint = "statements need no ';' at the top level of a file; remove it"
+    elif ch in "'":
+        hint = "strings use double quotes"
+    elif exc.allowed:
+        hint = f"expected {_describe_expected(exc.allowed)}"
+    return Diagnostic("E002", f"unexpected character {ch!r}",
+                      Span(path, exc.line, exc.column, exc.line, exc.column + 1), hint)
+
+
+class _Builder:
+    """Walks the Lark tree and builds AST nodes (an explicit visitor keeps spans exact)."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def sp(self, node) -> Span:
+        if isinstance(node, Token):
+            return _span_of(self.path, node)
+        return _span_of(self.path, node.meta)
+
+    # -- top level -----------------------------------------------------------
+    def rule_file(self, tree: Tree) -> S.RuleFile:
+        game = title = extends = None
+        players = None
+        sides: tuple = ()
+        deck = None
+        options, enums, zones, vars_, phases, tables, props, removes, misplaced = ([] for _ in range(9))
+        match = None
+        extends_span = players_span = self.sp(tree) if tree.children else Span(self.path, 1, 1, 1, 2)
+        for item in tree.children:
+            k = item.data
+            if k == "game_decl":
+                game = str(item.children[0])
+                title = _unquote(item.children[1]) if item.children[1] is not None else None
+            elif k == "extends_decl":
+                extends = _unquote(item.children[0])
+                extends_span = self.sp(item)
+            elif k == "players_decl":
+                players = int(item.children[0])
+                players_span = self.sp(item)
+                if item.children[1] is not None:
+                    sides = tuple(tuple(int(t) for t in g.children) for g in item.children[1].children)
+            elif k == "deck_decl":
+                deck = self.deck(item)
+            elif k == "option_decl":
+                options.append(self.option(item))
+            elif k == "enum_decl":
+                name = item.children[0]
+                enums.append(S.EnumDecl(str(name), tuple(str(t) for t in item.children[1:]),
+                                        self.sp(item), self.sp(name)))
+            elif k == "zone_decl":
+                zones.append(self.zone(item))
+            elif k in ("match_var", "deal_var"):
+                vars_.append(self.var(item, "match" if k == "match_var" else "deal"))
+            elif k == "phase_decl":
+                phases.append(self.phase(item))
+            elif k == "table_decl":
+                tables.append(self.table(item))
+            elif k == "match_decl":
+                match = self.match(item)
+            elif k == "property_decl":
+                props.append(self.prop(item))
+            elif k == "remove_decl":
+                removes.append(S.RemoveDecl(str(item.children[0]), str(item.children[1]), self.sp(item)))
+            elif k in ("action_decl", "actor_decl", "trick_decl"):
+                misplaced.append(S.Misplaced(k.split("_")[0], self.sp(item)))
+            else:  # pragma: no cover - grammar and builder out of sync
+                raise AssertionError(k)
+        return S.RuleFile(self.path, game, title, extends, players, sides, deck, tuple(options), tuple(enums),
+                          tuple(zones), tuple(vars_), tuple(phases), tuple(tables), match, tuple(props),
+                          tuple(removes), tuple(misplaced), self.sp(tree) if tree.children else extends_span,
+                          extends_span, players_span)
+
+    def deck(self, item: Tree) -> S.DeckDecl:
+        suits: tuple = ()
+        ranks: tuple = ()
+        colors = []
+        rank_spans: tuple = ()
+        suit_spans: tuple = ()
+        for part in item.children:
+            if part.data == "suits_decl":
+                suits = tuple(str(t) for t in part.children)
+                suit_spans = tuple(self.sp(t) for t in part.children)
+            elif part.data == "ranks_decl":
+                ranks = tuple(str(r.children[0]) for r in part.children)
+                rank_spans = tuple(self.sp(r.children[0]) for r in part.children)
+            elif part.data == "colors_decl":
+                for g in part.children:
+                    colors.append((str(g.children[0]), tuple(str(t) for t in g.children[1:])))
+        return S.DeckDecl(suits, ranks, tuple(colors), self.sp(item), rank_spans, suit_spans)
+
+    def type_ref(self, node: Tree) -> S.TypeRef:
+        if node.data == "int_type":
+            lo = hi = None
+            if node.children and node.children[0] is not None:
+                lo, hi = (self.signed(c) for c in node.children)
+            return S.TypeRef("int", lo, hi, self.sp(node))
+        if node.data == "bool_type":
+            return S.TypeRef("bool", span=self.sp(node))
+        return S.TypeRef(str(node.children[0]), span=self.sp(node))
+
+    @staticmethod
+    def signed(node: Tree) -> int:
+        v = int(node.children[0])
+        return -v if node.data == "neg_int" else v
+
+    def option(self, item: Tree) -> S.OptionDecl:
+        ov, name, typ, value = item.children
+        return S.OptionDecl(str(name), self.type_ref(typ), self.expr(value), ov is not None, self.sp(item),
+                            self.sp(name))
+
+    def zone(self, item: Tree) -> S.ZoneDecl:
+        name = item.children[0]
+        per = None
+        vis = None
+        home = False
+        attrs = []
+        for a in item.children[1:]:
+            tok = a.children[0]
+            attrs.append((str(tok), self.sp(tok)))
+            if a.data == "zone_per":
+                per = str(tok)
+            elif str(tok) == "home":
+                home = True
+            else:
+                vis = str(tok) if vis is None else vis + "," + str(tok)
+        return S.ZoneDecl(str(name), per, vis or "", home, self.sp(item), self.sp(name), tuple(attrs))
+
+    def var(self, item: Tree, scope: str) -> S.VarDecl:
+        name, typ, per, init = item.children
+        return S.VarDecl(str(name), scope, self.type_ref(typ), str(per) if per is not None else None,
+                         self.expr(init) if init is not None else None, self.sp(item), self.sp(name))
+
+    def phase(self, item: Tree) -> S.PhaseDecl:
+        ov, name, *parts = item.children
+        actor = None
+        actions = []
+        do = None
+        trick = None
+        extra_actors, extra_tricks, extra_dos = [], [], []
+        for p in parts:
+            if p.data == "actor_decl":
+                if actor is not None:
+                    extra_actors.append(self.sp(p))
+                else:
+                    actor = self.expr(p.children[0])
+            elif p.data == "action_decl":
+                actions.append(self.action(p))
+            elif p.data == "do_decl":
+                if do is not None:
+                    extra_dos.append(self.sp(p))
+                else:
+                    do = self.block(p.children[0])
+            elif p.data == "trick_decl":
+                if trick is not None:
+                    extra_tricks.append(self.sp(p))
+                else:
+                    trick = self.trick(p)
+        return S.PhaseDecl(str(name), actor, tuple(actions), do, trick, ov is not None, self.sp(item),
+                           self.sp(name), tuple(extra_actors), tuple(extra_tricks), tuple(extra_dos))
+
+    def action(self, item: Tree) -> S.ActionDecl:
+        ov, name, param, label, guard, body = item.children
+        return S.ActionDecl(
+            str(name), _unquote(label) if label is not None else None,
+            self.param(param) if param is not None else None,
+            self.expr(guard.children[0]) if guard is not None else None,
+            self.block(body), ov is not None, self.sp(item), self.sp(name))
+
+    def param(self, node: Tree) -> S.Param:
+        name, spec = node.children
+        sp = self.sp(node)
+        if spec.data == "card_param":
+            return S.Param("card", str(name), zone=self.expr(spec.children[0]), span=sp)
+        if spec.data == "choose_param":
+            lo, hi, src, dst = (self.expr(c) for c in spec.children)
+            return S.Param("choose", str(name), zone=src, low=lo, high=hi, dest=dst, span=sp)
+        return S.Param("domain", str(name), type_name=str(spec.children[0]), span=sp)
+
+    def trick(self, item: Tree) -> S.TrickDecl:
+        count = leader = trump = skip = then = None
+        follow = []
+        for it in item.children:
+            k = it.data
+            if k == "trick_count":
+                count = self.expr(it.children[0])
+            elif k == "trick_leader":
+                leader = self.expr(it.children[0])
+            elif k == "trick_trump":
+                trump = self.expr(it.children[0])
+            elif k == "trick_skip":
+                skip = self.expr(it.children[0])
+            elif k == "trick_then":
+                then = self.block(it.children[0])
+            elif k == "trick_follow":
+                for r in it.children:
+                    cond = r.children[0] if r.children else None
+                    follow.append(S.FollowRule(r.data.split("_")[1], self.expr(cond) if cond is not None else None,
+                                               self.sp(r)))
+        return S.TrickDecl(count, leader, trump, tuple(follow), skip, then, self.sp(item))
+
+    def table(self, item: Tree) -> S.TableDecl:
+        ov, name, *rows = item.children
+        out = []
+        for r in rows:
+            rname, guard, body = r.children
+            out.append(S.RowDecl(str(rname) if rname is not None else None, self.expr(guard), self.block(body),
+                                 self.sp(r)))
+        return S.TableDecl(str(name), tuple(out), ov is not None, self.sp(item), self.sp(name))
+
+    def match(self, item: Tree) -> S.MatchDecl:
+        fd = nd = start = ends = rv = rexpr = None
+        start_span = self.sp(item)
+        for it in item.children:
+            k = it.data
+            if k == "first_dealer":
+                fd = self.expr(it.children[0])
+            elif k == "next_dealer":
+                nd = self.expr(it.children[0])
+            elif k == "start_phase":
+                start = str(it.children[0])
+                start_span = self.sp(it.children[0])
+            elif k == "ends_when":
+                ends = self.expr(it.children[0])
+            elif k == "returns":
+                rv = str(it.children[0])
+                rexpr = self.expr(it.children[1])
+        return S.MatchDecl(fd, nd, start, ends, rv, rexpr, self.sp(item), start_span)
+
+    def prop(self, item: Tree) -> S.PropertyDecl:
+        ov, name, body = item.children
+        k = body.data[len("prop_"):]
+        sp = self.sp(item)
+        kw = dict(override=ov is not None, span=sp, name_span=self.sp(name))
+
+        def phases(node):
+            return tuple(str(t) for t in node.children), tuple(self.sp(t) for t in node.children)
+
+        if k in ("invariant", "deal_bound"):
+            return S.PropertyDecl(str(name), k, expr=self.expr(body.children[0]), **kw)
+        if k == "terminates":
+            ph, sps = phases(body.children[0])
+            return S.PropertyDecl(str(name), k, phases=ph, phase_spans=sps, **kw)
+        if k == "match_terminates":
+            return S.PropertyDecl(str(name), k, **kw)
+        if k == "can_end":
+            ph, sps = phases(body.children[0])
+            tgt = body.children[1]
+            return S.PropertyDecl(str(name), k, phases=ph, phase_spans=sps, target=str(tgt),
+                                  target_span=self.sp(tgt), **kw)
+        if k == "can_force":
+            ph, sps = phases(body.children[1])
+            tgt = body.children[2]
+            return S.PropertyDecl(str(name), k, player=self.expr(body.children[0]), phases=ph, phase_spans=sps,
+                                  target=str(tgt), target_span=self.sp(tgt), **kw)
+        if k == "complete":
+            tgt = body.children[0]
+            return S.PropertyDecl(str(name), k, target=str(tgt), target_span=self.sp(tgt), **kw)
+        if k == "reachable":
+            return S.PropertyDecl(str(name), k, **kw)
+        if k == "conserves":
+            ph, sps = phases(body.children[0])
+            tgt, cond = body.children[1], body.children[2]
+            return S.PropertyDecl(str(name), k, phases=ph, phase_spans=sps,
+                                  target=str(tgt) if tgt is not None else None,
+                                  target_span=self.sp(tgt) if tgt is not None else sp,
+                                  expr=self.expr(cond) if cond is not None else None, **kw)
+        raise AssertionError(k)  # pragma: no cover
+
+    # -- statements ----------------------------------------------------------
+    def block(self, node: Tree) -> tuple[S.Stmt, ...]:
+        return tuple(self.stmt(c) for c in node.children)
+
+    def stmt(self, node: Tree) -> S.Stmt:
+        k = node.data
+        sp = self.sp(node)
+        c = node.children
+        if k == "assign_stmt":
+            lv, op, value = c
+            idx = lv.children[1]
+            return S.Assign(str(lv.children[0]), self.expr(idx) if idx is not None else None, str(op),
+                            self.expr(value), sp, self.sp(lv))
+        if k == "move_stmt":
+            amount, src, dst = c
+            cnt = None if amount.data == "amount_all" else self.expr(amount.children[0])
+            return S.Move(cnt, self.expr(src), self.expr(dst), sp)
+        if k == "deal_stmt":
+            *packets, src, dest, start = c
+            return S.Deal(tuple(self.expr(p) for p in packets), self.expr(src), str(dest), self.expr(start), sp,
+                          self.sp(dest))
+        if k == "shuffle_stmt":
+            return S.Shuffle(self.expr(c[0]), sp)
+        if k == "gather_stmt":
+            return S.Gather(self.expr(c[0]), sp)
+        if k == "reveal_stmt":
+            return S.Reveal(self.expr(c[0]), sp)
+        if k == "if_stmt":
+            test, body, *rest = c
+            branches = [(self.expr(test), self.block(body))]
+            orelse: tuple = ()
+            for r in rest:
+                if r is None:
+                    continue
+                if r.data == "elif_clause":
+                    branches.append((self.expr(r.children[0]), self.block(r.children[1])))
+                else:
+                    orelse = self.block(r.children[0])
+            return S.If(tuple(branches), orelse, sp)
+        if k == "for_stmt":
+            return S.For(str(c[0]), self.block(c[1]), sp)
+        if k == "goto_stmt":
+            return S.Goto(str(c[0]), sp)
+        if k == "end_deal_stmt":
+            return S.EndDeal(sp)
+        if k == "score_stmt":
+            return S.Score(str(c[0]), sp)
+        if k in ("action_decl", "actor_decl"):
+            return S.Misplaced(k.split("_")[0], sp)
+        raise AssertionError(k)  # pragma: no cover
+
+    # -- expressions ---------------------------------------------------------
+    def expr(self, node) -> S.Expr:
+        if isinstance(node, Token):  # pragma: no cover - all tokens are wrapped by rules
+            raise AssertionError(node)
+        k = node.data
+        c = node.children
+        sp = self.sp(node)
+        if k == "int_lit":
+            return S.IntLit(int(c[0]), sp)
+        if k == "true_lit":
+            return S.BoolLit(True, sp)
+        if k == "false_lit":
+            return S.BoolLit(False, sp)
+        if k == "none_lit":
+            return S.NoneLit(sp)
+        if k == "name":
+            return S.Name(str(c[0]), sp)
+        if k == "call":
+            args = tuple(self.expr(a) for a in c[1].children) if c[1] is not None else ()
+            return S.Call(str(c[0]), args, sp, self.sp(c[0]))
+        if k == "index":
+            return S.Index(self.expr(c[0]), self.expr(c[1]), sp)
+        if k in ("or_", "and_"):
+            return S.BinOp(k[:-1], self.expr(c[0]), self.expr(c[1]), sp)
+        if k == "not_":
+            return S.Not(self.expr(c[0]), sp)
+        if k == "neg":
+            return S.Neg(self.expr(c[0]), sp)
+        if k == "cond":
+            return S.Cond(self.expr(c[0]), self.expr(c[1]), self.expr(c[2]), sp)
+        if k in ("compare_op", "binop"):
+            return S.BinOp(str(c[1]), self.expr(c[0]), self.expr(c[2]), sp)
+        if k == "in_range":
+            return S.InRange(self.expr(c[0]), self.expr(c[1]), self.expr(c[2]), sp)
+        if k == "in_set":
+            return S.InSet(self.expr(c[0]), tuple(self.expr(x) for x in c[1:]), sp)
+        if k == "card_lit":
+            return S.CardLit(self.expr(c[0]), self.expr(c[1]), sp)
+        if k in ("q_any", "q_all", "q_sum", "q_count"):
+            return S.Quant(k[2:], str(c[0]), self.expr(c[1]), self.expr(c[2]), sp)
+        raise AssertionError(k)  # pragma: no cover
+
+
+def _unquote(tok) -> str:
+    s = str(tok)[1:-1]
+    return s.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8") if "\\" in s else s

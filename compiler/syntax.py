@@ -1,0 +1,401 @@
+"""The abstract syntax tree of a rule file, as produced by :mod:`atout.compiler.parse`.
+
+Every node is a frozen dataclass carrying a :class:`~atout.compiler.span.Span`
+(1-based lines and columns), excluded from equality.  The AST is close to the
+source: names are unresolved strings.  Only the compiler reads it; the engine,
+the verifier and the exporters read the IR (:mod:`atout.compiler.ir`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .span import Span, NO_SPAN
+
+_span = lambda: field(default=NO_SPAN, compare=False, repr=False)  # noqa: E731
+
+
+# -- expressions -------------------------------------------------------------
+@dataclass(frozen=True)
+class Expr:
+    pass
+
+
+@dataclass(frozen=True)
+class IntLit(Expr):
+    value: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BoolLit(Expr):
+    value: bool
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class NoneLit(Expr):
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Name(Expr):
+    id: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    fn: str
+    args: tuple[Expr, ...]
+    span: Span = _span()
+    fn_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Index(Expr):
+    base: Expr
+    index: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BinOp(Expr):
+    """``op`` is one of ``+ - * / % == != < <= > >= and or``."""
+    op: str
+    left: Expr
+    right: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Neg(Expr):
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Not(Expr):
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Cond(Expr):
+    test: Expr
+    then: Expr
+    orelse: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class InRange(Expr):
+    value: Expr
+    low: Expr
+    high: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class InSet(Expr):
+    value: Expr
+    items: tuple[Expr, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CardLit(Expr):
+    """``RANK of SUIT``: ``K of trump``, ``10 of hearts``."""
+    rank: Expr
+    suit: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Quant(Expr):
+    """``any/all/sum/count(x in DOMAIN: body)``; DOMAIN is ``players`` or a zone."""
+    kind: str
+    var: str
+    domain: Expr
+    body: Expr
+    span: Span = _span()
+
+
+# -- statements --------------------------------------------------------------
+@dataclass(frozen=True)
+class Stmt:
+    pass
+
+
+@dataclass(frozen=True)
+class Assign(Stmt):
+    target: str
+    index: Expr | None
+    op: str  # "=", "+=", "-="
+    value: Expr
+    span: Span = _span()
+    target_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Move(Stmt):
+    count: Expr | None  # None means "all"
+    source: Expr
+    dest: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Deal(Stmt):
+    packets: tuple[Expr, ...]
+    source: Expr
+    dest: str  # a per-player zone family
+    starting: Expr
+    span: Span = _span()
+    dest_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Shuffle(Stmt):
+    zone: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Gather(Stmt):
+    zone: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Reveal(Stmt):
+    zone: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class If(Stmt):
+    branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
+    orelse: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class For(Stmt):
+    var: str
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Goto(Stmt):
+    phase: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EndDeal(Stmt):
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Score(Stmt):
+    table: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Misplaced(Stmt):
+    """A declaration written where only statements are allowed (reported by resolve)."""
+    what: str
+    span: Span = _span()
+
+
+# -- declarations ------------------------------------------------------------
+@dataclass(frozen=True)
+class TypeRef:
+    kind: str  # "int", "bool" or a type name ("player", "suit", "card", "rank", enum name)
+    low: int | None = None
+    high: int | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Param:
+    kind: str  # "card", "choose", "domain"
+    name: str
+    zone: Expr | None = None  # card: the zone chosen from; choose: the source
+    low: Expr | None = None
+    high: Expr | None = None
+    dest: Expr | None = None
+    type_name: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ActionDecl:
+    name: str
+    label: str | None
+    param: Param | None
+    guard: Expr | None
+    body: tuple[Stmt, ...]
+    override: bool = False
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FollowRule:
+    kind: str  # "suit", "head", "trump"
+    condition: Expr | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TrickDecl:
+    count: Expr | None
+    leader: Expr | None
+    trump: Expr | None
+    follow: tuple[FollowRule, ...]
+    skip: Expr | None
+    then: tuple[Stmt, ...] | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PhaseDecl:
+    name: str
+    actor: Expr | None
+    actions: tuple[ActionDecl, ...]
+    do: tuple[Stmt, ...] | None
+    trick: TrickDecl | None
+    override: bool = False
+    span: Span = _span()
+    name_span: Span = _span()
+    extra_actors: tuple[Span, ...] = field(default=(), compare=False)
+    extra_tricks: tuple[Span, ...] = field(default=(), compare=False)
+    extra_dos: tuple[Span, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
+class DeckDecl:
+    suits: tuple[str, ...]
+    ranks: tuple[str, ...]
+    colors: tuple[tuple[str, tuple[str, ...]], ...]
+    span: Span = _span()
+    rank_spans: tuple[Span, ...] = field(default=(), compare=False)
+    suit_spans: tuple[Span, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
+class OptionDecl:
+    name: str
+    type: TypeRef
+    value: Expr
+    override: bool = False
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EnumDecl:
+    name: str
+    values: tuple[str, ...]
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ZoneDecl:
+    name: str
+    per: str | None
+    visibility: str
+    home: bool
+    span: Span = _span()
+    name_span: Span = _span()
+    attr_spans: tuple[tuple[str, Span], ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
+class VarDecl:
+    name: str
+    scope: str  # "match" or "deal"
+    type: TypeRef
+    per: str | None
+    init: Expr | None
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RowDecl:
+    name: str | None
+    guard: Expr
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TableDecl:
+    name: str
+    rows: tuple[RowDecl, ...]
+    override: bool = False
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class MatchDecl:
+    first_dealer: Expr | None
+    next_dealer: Expr | None
+    start: str | None
+    ends_when: Expr | None
+    returns_var: str | None
+    returns: Expr | None
+    span: Span = _span()
+    start_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PropertyDecl:
+    name: str
+    kind: str
+    expr: Expr | None = None
+    phases: tuple[str, ...] = ()
+    target: str | None = None
+    player: Expr | None = None
+    override: bool = False
+    span: Span = _span()
+    name_span: Span = _span()
+    phase_spans: tuple[Span, ...] = field(default=(), compare=False)
+    target_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RemoveDecl:
+    what: str
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class RuleFile:
+    path: str
+    game: str | None
+    title: str | None
+    extends: str | None
+    players: int | None
+    sides: tuple[tuple[int, ...], ...]
+    deck: DeckDecl | None
+    options: tuple[OptionDecl, ...]
+    enums: tuple[EnumDecl, ...]
+    zones: tuple[ZoneDecl, ...]
+    vars: tuple[VarDecl, ...]
+    phases: tuple[PhaseDecl, ...]
+    tables: tuple[TableDecl, ...]
+    match: MatchDecl | None
+    properties: tuple[PropertyDecl, ...]
+    removes: tuple[RemoveDecl, ...]
+    misplaced: tuple[Misplaced, ...]
+    span: Span = _span()
+    extends_span: Span = _span()
+    players_span: Span = _span()

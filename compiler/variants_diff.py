@@ -1,0 +1,52 @@
+"""What a variant changes: the IR of a variant compared with the IR of its base, by name."""
+from __future__ import annotations
+
+import os
+
+from . import ir
+from .parse import parse_text
+
+
+def describe_variant(path: str) -> list[str]:
+    """Lines describing how the game at ``path`` differs from the game it extends ([] if it extends none)."""
+    from . import compile_file
+    with open(path, encoding="utf-8") as fh:
+        rf = parse_text(fh.read(), path)
+    if rf.extends is None:
+        return []
+    base_path = os.path.normpath(os.path.join(os.path.dirname(path), rf.extends))
+    return diff_games(compile_file(base_path), compile_file(path), base_path)
+
+
+def diff_games(base: ir.Game, new: ir.Game, base_path: str) -> list[str]:
+    lines = [f"variant of {base_path} ({base.name}):"]
+    for kind, a, b in (("option", base.options, new.options), ("zone", base.zones, new.zones),
+                       ("var", base.vars, new.vars), ("phase", base.phases, new.phases),
+                       ("table", base.tables, new.tables), ("property", base.properties, new.properties)):
+        da = {x.name: x for x in a}
+        db = {x.name: x for x in b}
+        for name in da:
+            if name not in db:
+                lines.append(f"  - removed {kind} {name}")
+            elif da[name] != db[name]:
+                if kind == "option":
+                    lines.append(f"  ~ option {name}: {da[name].text} -> {db[name].text}")
+                elif kind == "phase":
+                    acts_a = {x.name: x for x in da[name].actions}
+                    acts_b = {x.name: x for x in db[name].actions}
+                    detail = [f"action {n} changed" for n in acts_a if n in acts_b and acts_a[n] != acts_b[n]]
+                    detail += [f"action {n} added" for n in acts_b if n not in acts_a]
+                    detail += [f"action {n} removed" for n in acts_a if n not in acts_b]
+                    if da[name].trick != db[name].trick:
+                        detail.append("trick play changed")
+                    if da[name].body != db[name].body:
+                        detail.append("effects changed")
+                    lines.append(f"  ~ phase {name}: {', '.join(detail) or 'changed'}")
+                else:
+                    lines.append(f"  ~ {kind} {name} changed")
+        for name in db:
+            if name not in da:
+                lines.append(f"  + added {kind} {name}")
+    if len(lines) == 1:
+        lines.append("  (no change)")
+    return lines

@@ -1,0 +1,134 @@
+"""The engine's view of a compiled game: zone layout, deck facts, action numbering.
+
+``atout.load(path)`` compiles a rule file and returns a :class:`Game` whose
+``new_initial_state()`` starts a match.  The API follows OpenSpiel's Python
+games (``pyspiel.Game``/``pyspiel.State``) so that the OpenSpiel export is a thin
+adapter: players are 0-based seats, chance is explicit (``current_player()``
+returns :data:`CHANCE` at a chance node), actions are ints.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from atout.compiler import compile_file, ir
+
+from .evaluate import ExprCompiler
+
+CHANCE = -1
+TERMINAL = -4
+
+SUIT_SYMBOLS = {"spades": "♠", "hearts": "♥", "diamonds": "♦", "clubs": "♣"}
+
+
+@dataclass(frozen=True)
+class ZoneSlot:
+    name: str
+    owner: int | None  # None for a shared zone
+    visibility: str
+
+    @property
+    def label(self) -> str:
+        return self.name if self.owner is None else f"{self.name}[{self.owner}]"
+
+
+class Game:
+    """A playable game compiled from a rule file.
+
+    ``ir`` is the :class:`atout.compiler.ir.Game`.  Distinct actions: card ids
+    ``0 .. num_cards-1`` (a card to play, choose or discard; chance outcomes are
+    card ids too) followed by the named action slots of ``ir.action_slots``.
+    """
+
+    def __init__(self, game_ir: ir.Game):
+        self.ir = game_ir
+        g = game_ir
+        self.name = g.name
+        self.players = g.players
+        self.deck = g.deck
+        self.nranks = len(g.deck.ranks)
+        self.num_cards = g.deck.size
+        self.suit_of = [c // self.nranks for c in range(self.num_cards)]
+        self.strength_of = [self.nranks - 1 - (c % self.nranks) for c in range(self.num_cards)]
+        self.color_of = {g.deck.suits.index(s): i for i, (_, members) in enumerate(g.deck.colors) for s in members}
+        n = g.players
+        if g.sides:
+            self.side_of = [next(i for i, side in enumerate(g.sides) if p in side) for p in range(n)]
+            self.partner = [next((q for q in g.sides[self.side_of[p]] if q != p), p) for p in range(n)]
+        else:
+            self.side_of = list(range(n))
+            self.partner = [(p + n // 2) % n for p in range(n)]
+        # zone layout: one slot per shared zone, one per player for per-player zones
+        self.zone_slots: list[ZoneSlot] = []
+        self.zone_base: dict[str, int] = {}
+        for z in g.zones:
+            self.zone_base[z.name] = len(self.zone_slots)
+            if z.per_player:
+                self.zone_slots.extend(ZoneSlot(z.name, p, z.visibility) for p in range(n))
+            else:
+                self.zone_slots.append(ZoneSlot(z.name, None, z.visibility))
+        self.home_zone = next(self.zone_base[z.name] for z in g.zones if z.home)
+        self.hidden_zone = [s.visibility == "hidden" for s in self.zone_slots]
+        self.phases = {p.name: p for p in g.phases}
+        self.tables = {t.name: t for t in g.tables}
+        self.slot_index = {(s.name, s.value): g.deck.size + i for i, s in enumerate(g.action_slots)}
+        self.done_action = self.slot_index.get(("done", None))
+        self.compile = ExprCompiler(self)
+        self.hand_base = self.zone_base.get("hand")
+        self.trick_zone = self.zone_base.get("trick")
+        self.taken_base = self.zone_base.get("taken")
+
+    # -- OpenSpiel-shaped game API -------------------------------------------------
+    def new_initial_state(self):
+        """A new match, run up to its first chance node or decision."""
+        from .state import State
+        return State(self)
+
+    def num_players(self) -> int:
+        return self.players
+
+    def num_distinct_actions(self) -> int:
+        return self.ir.num_distinct_actions
+
+    def max_chance_outcomes(self) -> int:
+        return self.num_cards
+
+    # -- names -------------------------------------------------------------------------
+    def card_str(self, card: int) -> str:
+        """Short name of a card id: ``K♠``, ``10♥`` (suits without a symbol: ``K of cups``)."""
+        if card < 0:
+            return "none"
+        s, i = divmod(card, self.nranks)
+        suit = self.deck.suits[s]
+        sym = SUIT_SYMBOLS.get(suit)
+        return f"{self.deck.ranks[i]}{sym}" if sym else f"{self.deck.ranks[i]} of {suit}"
+
+    def value_str(self, value, t: ir.Type) -> str:
+        """Human text of a value of IR type ``t``."""
+        if t.kind in ("player", "suit", "card", "enum", "rank") and value == ir.NONE:
+            return "none"
+        if t.kind == "player":
+            return f"seat {value}"
+        if t.kind == "suit":
+            return self.deck.suits[value]
+        if t.kind == "rank":
+            return self.deck.ranks[self.nranks - 1 - value]
+        if t.kind == "card":
+            return self.card_str(value)
+        if t.kind == "enum":
+            for e in self.ir.enums:
+                if e.name == t.enum:
+                    return e.values[value]
+        if t.kind == "bool":
+            return "true" if value else "false"
+        return str(value)
+
+    def slot(self, action: int) -> ir.ActionSlot:
+        return self.ir.action_slots[action - self.num_cards]
+
+
+def load(path: str) -> Game:
+    """Compile the rule file at ``path`` and return a playable :class:`Game`.
+
+    Raises :class:`atout.compiler.CompileError` when the file has mistakes.
+    """
+    return Game(compile_file(path))

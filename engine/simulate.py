@@ -1,0 +1,127 @@
+"""Batch simulation: bots play matches; statistics and records.
+
+A match record (one JSON object per line of a ``--record`` file; see
+docs/records.md) holds every step of the match in order::
+
+    {"format": "atout-record/1", "game": "ecarte", "rules": "rules/ecarte.atout",
+     "seed": 1, "match": 0, "bots": ["random", "random"],
+     "steps": [{"player": -1, "action": 12, "text": "deal 8♥"},
+               {"player": 1, "action": 33, "text": "I propose"}, ...],
+     "deals": [{"points": [0, 2], "vars": {"exchanges": 1, ...}}, ...],
+     "returns": [1.0, -1.0]}
+
+``player`` is the 0-based seat, or -1 for a chance outcome.
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .bots import make_bot
+from .game import Game
+
+RECORD_FORMAT = "atout-record/1"
+MAX_STEPS_PER_MATCH = 200_000
+
+
+class MatchTooLong(RuntimeError):
+    pass
+
+
+@dataclass
+class MatchResult:
+    steps: list[dict]
+    deals: list[dict]
+    returns: list[float]
+
+    def record(self, game: Game, rules: str, seed: int | None, index: int, bots: list[str]) -> dict:
+        return {"format": RECORD_FORMAT, "game": game.name, "rules": rules, "seed": seed, "match": index,
+                "bots": bots, "steps": self.steps, "deals": self.deals, "returns": self.returns}
+
+
+def play_match(game: Game, bots: list, rng: random.Random, max_steps: int = MAX_STEPS_PER_MATCH) -> MatchResult:
+    """Play one match: chance outcomes drawn from ``rng``, seat ``p`` played by ``bots[p]``."""
+    state = game.new_initial_state()
+    steps: list[dict] = []
+    deals: list[dict] = []
+    seen_deals = 0
+    while not state.is_terminal():
+        if len(steps) >= max_steps:
+            raise MatchTooLong(f"no end after {max_steps} steps")
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            action = outcomes[rng.randrange(len(outcomes))][0]
+            player = -1
+        else:
+            player = state.current_player()
+            action = bots[player].step(state)
+        text = state.action_to_string(action)
+        state.apply_action(action)
+        steps.append({"player": player, "action": action, "text": text})
+        if len(state.deal_log) > seen_deals:
+            seen_deals = len(state.deal_log)
+            deals.append(state.deal_log[-1])
+    return MatchResult(steps, deals, state.returns())
+
+
+@dataclass
+class Stats:
+    players: int
+    matches: int = 0
+    wins: Counter = field(default_factory=Counter)
+    deals_per_match: Counter = field(default_factory=Counter)
+    points_per_deal: Counter = field(default_factory=Counter)  # total points awarded in a deal
+    max_points_per_player: int = 0
+    deal_vars: dict[str, Counter] = field(default_factory=dict)
+    final_scores: list[list[int]] = field(default_factory=list)
+    actions: int = 0
+
+    def add(self, result: MatchResult) -> None:
+        self.matches += 1
+        best = max(result.returns)
+        for p, r in enumerate(result.returns):
+            if r == best and list(result.returns).count(best) == 1:
+                self.wins[p] += 1
+        if list(result.returns).count(best) > 1:
+            self.wins["tie"] += 1
+        self.deals_per_match[len(result.deals)] += 1
+        for d in result.deals:
+            self.points_per_deal[sum(d["points"])] += 1
+            self.max_points_per_player = max(self.max_points_per_player, *d["points"])
+            for k, v in d["vars"].items():
+                self.deal_vars.setdefault(k, Counter())[v] += 1
+        self.actions += len(result.steps)
+
+    def as_json(self) -> dict:
+        deals = sum(self.deals_per_match.values()) and sum(k * v for k, v in self.deals_per_match.items())
+        return {
+            "matches": self.matches,
+            "wins_by_seat": {str(k): v for k, v in sorted(self.wins.items(), key=lambda kv: str(kv[0]))},
+            "deals": deals,
+            "deals_per_match": {"mean": deals / self.matches if self.matches else 0.0,
+                                "min": min(self.deals_per_match) if self.deals_per_match else 0,
+                                "max": max(self.deals_per_match) if self.deals_per_match else 0,
+                                "histogram": {str(k): v for k, v in sorted(self.deals_per_match.items())}},
+            "points_per_deal": {"histogram": {str(k): v for k, v in sorted(self.points_per_deal.items())},
+                                "min": min(self.points_per_deal) if self.points_per_deal else 0,
+                                "max": max(self.points_per_deal) if self.points_per_deal else 0,
+                                "max_for_one_player": self.max_points_per_player},
+            "deal_variables": {k: {"mean": sum(x * n for x, n in c.items()) / sum(c.values()),
+                                   "histogram": {str(x): n for x, n in sorted(c.items())}}
+                               for k, c in sorted(self.deal_vars.items())},
+            "actions": self.actions,
+        }
+
+
+def simulate(game: Game, n: int, seed: int | None, bot_names: list[str], on_match=None) -> Stats:
+    """Play ``n`` matches; match ``i`` uses seed ``(seed, i)`` so any match can be replayed alone."""
+    stats = Stats(game.players)
+    for i in range(n):
+        rng = random.Random(f"{seed}:{i}")
+        bots = [make_bot(bot_names[p % len(bot_names)], rng.randrange(2**32)) for p in range(game.players)]
+        result = play_match(game, bots, rng)
+        stats.add(result)
+        if on_match is not None:
+            on_match(i, result)
+    return stats

@@ -1,0 +1,1 @@
+"""The Atout verifier (see verify/cli.py)."""
