@@ -52,6 +52,7 @@ class State:
         self.last_winner = -1
         self.to_play = -1
         self.deal_open = False
+        self.on_score = None  # optional hook f(table, names of the rows that fire), used by the verifier
         self.dirty = True  # variables changed since the match-end condition was last checked
         # choice in progress: (action, chosen so far, low, high)
         self.selecting: tuple[ir.Action, int, int, int] | None = None
@@ -519,6 +520,8 @@ class State:
             self._end_deal()
         elif isinstance(s, ir.Score):
             rows = [row for row in g.tables[s.table].rows if ev(row.guard)(self, env)]
+            if self.on_score is not None:
+                self.on_score(s.table, [row.name for row in rows])
             # every matching row fires, in table order (the verifier reports overlapping rows)
             for row in reversed(rows):
                 self.frames.append([row.body, 0, env, None])

@@ -1,0 +1,172 @@
+"""Concretization: turn an abstract path into a concrete sequence the engine replays.
+
+An abstract path fixes the decisions (named actions, the class of each card:
+a tracked card or an anonymous one) and the classes of the chance draws, and the
+winner of each trick.  :func:`realize` searches for concrete cards and chance
+outcomes that follow it (random restarts, bounded), replays them in the engine,
+and returns the record only if the engine accepts every step and the caller's
+``check`` holds on the final concrete state.  A path that cannot be realized is
+never reported as a refutation.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from atout.engine.state import IllegalActionError
+
+from .absint import ANON
+
+
+@dataclass
+class Realization:
+    steps: list[dict]      # [{"player", "action", "text"}] from the start of the match
+    state: object          # the engine state at the end
+    prefix_len: int        # steps before the abstract path starts (earlier deals played by random bots)
+
+
+class _Fail(Exception):
+    pass
+
+
+def realize(game, A, init_key, init_events, edges, check, attempts: int = 300, seed: int = 0,
+            extra_cycles: int = 0, cycle_from: int | None = None) -> Realization | None:
+    """Find concrete steps following ``edges`` (a list of edge-data dicts) from the deal start ``init_key``.
+
+    ``check(state) -> bool`` must hold at the end.  With ``extra_cycles`` > 0, the edges from index
+    ``cycle_from`` on are replayed that many more times (a lasso's cycle).
+    """
+    rng = random.Random(seed)
+    tracked = set(A.track)
+    want_dealer = init_key[5]
+    seq = list(edges)
+    if extra_cycles and cycle_from is not None:
+        seq = seq + seq[cycle_from:] * extra_cycles
+    for _ in range(attempts):
+        try:
+            st, steps, prefix = _reach_deal(game, want_dealer, rng)
+            _draws(st, steps, init_events, tracked, rng)
+            for e in seq:
+                _apply_move(st, steps, e, tracked, rng)
+            if check(st):
+                return Realization(steps, st, prefix)
+        except (_Fail, IllegalActionError):
+            continue
+    return None
+
+
+def _record(st, steps, action):
+    player = st.current_player()
+    steps.append({"player": player if player >= 0 else -1, "action": action, "text": st.action_to_string(action)})
+    st.apply_action(action)
+
+
+def _reach_deal(game, dealer: int, rng):
+    """A concrete state at the first chance node of a deal dealt by ``dealer`` (earlier deals: random play)."""
+    st = game.new_initial_state()
+    steps: list[dict] = []
+    for _ in range(5000):
+        if st.is_terminal():
+            raise _Fail("the match ended before the wanted deal")
+        if st.dealer == dealer and st.is_chance_node() and not _deal_started(st):
+            return st, steps, len(steps)
+        acts = [a for a, _ in st.chance_outcomes()] if st.is_chance_node() else st.legal_actions()
+        _record(st, steps, rng.choice(acts))
+    raise _Fail("no such deal")
+
+
+def _deal_started(st) -> bool:
+    """Whether any card of the current deal has been dealt yet (the home zone is no longer full)."""
+    g = st.game
+    return len(st.zones[g.home_zone]) != g.num_cards
+
+
+def _draws(st, steps, events, tracked, rng):
+    for ev in events:
+        if ev[0] != "draw":
+            continue
+        _, src, dst, c = ev
+        if not st.is_chance_node():
+            if st.game.hidden_zone[src]:
+                raise _Fail("expected a chance node")
+            continue  # a move from a visible zone is not a chance event
+        psrc, pdst = st.pending[0]
+        if (psrc, pdst) != (src, dst):
+            raise _Fail("chance draw between other zones")
+        _record(st, steps, _pick(st.zones[src], c, tracked, rng))
+
+
+def _pick(cards, c, tracked, rng):
+    if c is not None and c >= 0:
+        if c not in cards:
+            raise _Fail("tracked card not available")
+        return c
+    pool = [x for x in cards if x not in tracked]
+    if not pool:
+        raise _Fail("no anonymous card available")
+    return rng.choice(pool)
+
+
+def _apply_move(st, steps, e: dict, tracked, rng):
+    move = e["move"]
+    events = list(e["events"])
+    g = st.game
+    if st.is_terminal() or st.is_chance_node():
+        raise _Fail("not at a decision")
+    if st.current_player() != move.actor:
+        raise _Fail("another player is to act")
+    legal = st.legal_actions()
+    if move.kind == "named":
+        a = g.slot_index.get((move.action, move.value))
+        if a not in legal:
+            raise _Fail("named action not legal")
+        _record(st, steps, a)
+    elif move.kind == "done":
+        if g.done_action not in legal:
+            raise _Fail("done not legal")
+        _record(st, steps, g.done_action)
+    elif move.kind in ("card", "choose"):
+        cands = [a for a in legal if a < g.num_cards and (a == move.value if move.value is not None and
+                                                          move.value >= 0 else a not in tracked)]
+        if not cands:
+            raise _Fail("no card of the class")
+        _record(st, steps, rng.choice(cands))
+    elif move.kind == "play":
+        play_ev = next((ev for ev in events if ev[0] == "play"), None)
+        won_ev = next((ev for ev in events if ev[0] == "trick_won"), None)
+        c = play_ev[3] if play_ev else ANON
+        cands = [a for a in legal if a < g.num_cards and (a == c if c >= 0 else a not in tracked)]
+        if not cands:
+            raise _Fail("no legal card of the class")
+        a = _choose_for_winner(st, cands, won_ev[1] if won_ev else None, rng)
+        _record(st, steps, a)
+        if won_ev is not None and st.last_winner != won_ev[1]:
+            raise _Fail("trick won by another player")
+    else:  # pragma: no cover
+        raise _Fail(f"unknown move {move.kind}")
+    _draws(st, steps, events, tracked, rng)
+
+
+def _choose_for_winner(st, cands, winner, rng):
+    """Prefer a card that lets ``winner`` take the trick (strongest for him, weakest for the others)."""
+    g = st.game
+    ph = g.phases[st.phase]
+    trump = g.compile(ph.trick.trump)(st, {})
+    me = st.current_player()
+    if winner is None:
+        return rng.choice(cands)
+    best = None
+    for p, c in st.trick_cards:
+        if best is None or st._beats(c, best, trump):
+            best = c
+
+    def strength(c):
+        return (g.suit_of[c] == trump, g.strength_of[c])
+
+    if me == winner:
+        if best is None:
+            return max(cands, key=strength) if rng.random() < 0.8 else rng.choice(cands)
+        beating = [c for c in cands if st._beats(c, best, trump)]
+        return max(beating or cands, key=strength)
+    losing = [c for c in cands if best is None or not st._beats(c, best, trump)]
+    return min(losing or cands, key=strength) if rng.random() < 0.8 else rng.choice(cands)

@@ -1,0 +1,361 @@
+"""The verifier's SMT queries (z3).
+
+* :func:`conservation` — the total of zone sizes is an inductive invariant:
+  every effect that moves cards preserves it (checked statement by statement on a
+  symbolic encoding of zone sizes; together with the engine's representation,
+  where a card only ever moves from one zone to another, every card is always in
+  exactly one zone).
+* :func:`ranking_function` — a linear ranking function for the edges of a loop
+  of the abstract graph: integer coefficients over zone sizes, int variables and
+  phase weights, bounded below and decreasing by at least 1 on every edge.
+* :func:`table_cases` — overlap and gap queries for a scoring table over the
+  reachable outcomes (the abstract valuations seen at ``score``).
+* :func:`bounded_under` — the largest value of a sum of variables while a
+  condition (the match's ``ends when``) does not hold.
+
+Every query runs with a timeout; a timeout is reported as unknown, never as a
+proof.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from atout.compiler import ir
+
+from .absint import Interval
+from .liveness import walk
+
+
+class SolverTimeout(Exception):
+    pass
+
+
+def _check(s: z3.Solver):
+    r = s.check()
+    if r == z3.unknown:
+        raise SolverTimeout(s.reason_unknown())
+    return r
+
+
+# -- conservation -----------------------------------------------------------------------------------
+def conservation(game, timeout_ms: int) -> tuple[bool, int, str | None]:
+    """Check that every card-moving effect preserves the total of zone sizes.
+
+    Returns (holds, number of effects checked, description of a violating effect or None).
+    """
+    slots = game.zone_slots
+    n = len(slots)
+    checked = 0
+    for stmt, where in _card_effects(game.ir):
+        for src_slots, dst_slots in _slot_choices(game, stmt):
+            for src in src_slots:
+                for dst in dst_slots:
+                    s = z3.Solver()
+                    s.set("timeout", timeout_ms)
+                    pre = [z3.Int(f"s{i}") for i in range(n)]
+                    post = list(pre)
+                    for x in pre:
+                        s.add(x >= 0)
+                    if isinstance(stmt, ir.Gather):
+                        post = [z3.IntVal(0)] * n
+                        post[dst] = z3.Sum(pre)
+                    elif isinstance(stmt, ir.Move) and stmt.count is None:
+                        post[dst] = pre[dst] + pre[src] if src != dst else pre[dst]
+                        if src != dst:
+                            post[src] = z3.IntVal(0)
+                    else:
+                        k = z3.Int("k")
+                        s.add(k >= 0, k <= pre[src])
+                        if src != dst:
+                            post[src] = pre[src] - k
+                            post[dst] = pre[dst] + k
+                    s.add(z3.Sum(post) != z3.Sum(pre))
+                    checked += 1
+                    if _check(s) == z3.sat:
+                        return False, checked, f"{where}: {type(stmt).__name__} from {slots[src].label} to " \
+                                               f"{slots[dst].label}"
+    return True, checked, None
+
+
+def _card_effects(g: ir.Game):
+    for ph in g.phases:
+        bodies = [(a.body, f"{ph.name}.{a.name}") for a in ph.actions] + [(ph.body, ph.name)]
+        if ph.trick is not None:
+            bodies.append((ph.trick.then, f"{ph.name}.trick"))
+        for a in ph.actions:
+            if a.param is not None and a.param.kind == "choose":
+                yield ir.Move(ir.Const(1, ir.INT), a.param.zone, a.param.dest, a.param.span), f"{ph.name}.{a.name}"
+        if ph.trick is not None:
+            yield ir.Move(ir.Const(1, ir.INT), ir.Index(ir.ZoneRef("hand", True), ir.Builtin("actor", ir.PLAYER)),
+                          ir.ZoneRef("trick"), ph.span), f"{ph.name} (a card played)"
+            yield ir.Move(None, ir.ZoneRef("trick"), ir.Index(ir.ZoneRef("taken", True),
+                                                             ir.Builtin("winner", ir.PLAYER)), ph.span), \
+                f"{ph.name} (a trick taken)"
+        for body, where in bodies:
+            for s in walk(body):
+                if isinstance(s, (ir.Move, ir.Gather)):
+                    yield s, where
+                elif isinstance(s, ir.Deal):
+                    yield ir.Move(ir.Const(1, ir.INT), s.source, ir.Index(ir.ZoneRef(s.dest, True),
+                                                                          ir.Builtin("actor", ir.PLAYER)),
+                                  s.span), where
+    for t in g.tables:
+        for r in t.rows:
+            for s in walk(r.body):
+                if isinstance(s, (ir.Move, ir.Gather)):
+                    yield s, f"table {t.name}.{r.name}"
+
+
+def _slots(game, e) -> list[int]:
+    if isinstance(e, ir.ZoneRef):
+        return [game.zone_base[e.name]]
+    base = game.zone_base[e.base.name]
+    return [base + p for p in range(game.players)]
+
+
+def _slot_choices(game, stmt):
+    if isinstance(stmt, ir.Gather):
+        yield [0], _slots(game, stmt.zone)
+    else:
+        yield _slots(game, stmt.source), _slots(game, stmt.dest)
+
+
+# -- ranking functions -----------------------------------------------------------------------------------
+@dataclass
+class Ranking:
+    terms: list[tuple[int, str]]   # (coefficient, feature)
+    phase_weights: dict[str, int]
+
+    def __str__(self) -> str:
+        parts = [f"{c}*{f}" if c != 1 else f for c, f in self.terms if c]
+        w = ", ".join(f"{p}: {v}" for p, v in sorted(self.phase_weights.items()) if v)
+        return " + ".join(parts) + (f" + w(phase) with w = {{{w}}}" if w else "")
+
+
+def ranking_function(edges: list[tuple[dict, str, dict, str]], features: list[str], timeout_ms: int,
+                     bound: int = 8) -> Ranking | None:
+    """Find integer coefficients c_f in -bound..bound and phase weights w_P >= 0 such that for every edge
+    (src values, src phase, dst values, dst phase): r(src) - r(dst) >= 1 and r >= 0 on every state,
+    with r(x) = sum_f c_f * x_f + w(phase).  ``edges`` hold feature values (ints).  Returns None if none
+    exists in that family (or on timeout)."""
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    c = {f: z3.Int(f"c_{f}") for f in features}
+    phases = sorted({e[1] for e in edges} | {e[3] for e in edges})
+    w = {p: z3.Int(f"w_{p}") for p in phases}
+    for f in features:
+        s.add(c[f] >= -bound, c[f] <= bound)
+    for p in phases:
+        s.add(w[p] >= 0, w[p] <= 64)
+
+    def r(vals, phase):
+        return z3.Sum([c[f] * vals[f] for f in features] + [w[phase]])
+
+    seen_states = set()
+    seen_edges = set()
+    for sv, sp, dv, dp in edges:
+        ks = (tuple(sv[f] for f in features), sp)
+        kd = (tuple(dv[f] for f in features), dp)
+        for k, vals, ph in ((ks, sv, sp), (kd, dv, dp)):
+            if k not in seen_states:
+                seen_states.add(k)
+                s.add(r(vals, ph) >= 0)
+        if (ks, kd) not in seen_edges:
+            seen_edges.add((ks, kd))
+            s.add(r(sv, sp) - r(dv, dp) >= 1)
+    try:
+        if _check(s) != z3.sat:
+            return None
+    except SolverTimeout:
+        return None
+    m = s.model()
+    terms = [(m.eval(c[f]).as_long(), f) for f in features]
+    return Ranking([(k, f) for k, f in terms if k], {p: m.eval(w[p]).as_long() for p in phases})
+
+
+# -- scoring tables ---------------------------------------------------------------------------------------------
+def table_cases(game, table: ir.Table, outcomes: set, timeout_ms: int):
+    """Overlaps and gaps of ``table`` over the reachable ``outcomes`` (abstract valuations at ``score``).
+
+    Returns (overlaps, gaps): lists of (row names, witness text).  A witness is a model of the z3 query.
+    """
+    n = game.players
+    g = game.ir
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    enc = _Encoder(game)
+    # the outcome: one of the reachable valuations
+    alts = []
+    for vars_, won, dealer in outcomes:
+        conj = [enc.dealer == dealer]
+        conj += [enc.tricks[p] == won[p] for p in range(n)]
+        for name, v in vars_:
+            if name not in enc.vars:
+                continue
+            conj.append(_in_abstract(enc.vars[name], v, n))
+        alts.append(z3.And(conj))
+    s.add(z3.Or(alts) if alts else z3.BoolVal(False))
+    guards = [enc.expr(r.guard) for r in table.rows]
+    overlaps, gaps = [], []
+    for i in range(len(guards)):
+        for j in range(i + 1, len(guards)):
+            s.push()
+            s.add(guards[i], guards[j])
+            if _check(s) == z3.sat:
+                overlaps.append(((table.rows[i].name, table.rows[j].name), enc.describe(s.model())))
+            s.pop()
+    s.push()
+    s.add(z3.Not(z3.Or(guards)) if guards else z3.BoolVal(True))
+    if _check(s) == z3.sat:
+        gaps.append(((), enc.describe(s.model())))
+    s.pop()
+    return overlaps, gaps
+
+
+def _in_abstract(x, v, n):
+    if isinstance(v, tuple) and v and v[0] == "top":
+        return z3.BoolVal(True)
+    if isinstance(v, tuple):  # an array
+        return z3.BoolVal(True)
+    if isinstance(v, Interval):
+        c = []
+        if v.lo is not None:
+            c.append(x >= v.lo)
+        if v.hi is not None:
+            c.append(x <= v.hi)
+        return z3.And(c) if c else z3.BoolVal(True)
+    if isinstance(v, bool):
+        return x == z3.BoolVal(v)
+    return x == v
+
+
+class _Encoder:
+    """IR expressions over the scoring outcome (deal variables, tricks, dealer) as z3 terms.
+
+    Anything else (match variables, cards) is a fresh unconstrained constant: an over-approximation."""
+
+    def __init__(self, game):
+        self.game = game
+        g = game.ir
+        n = game.players
+        self.n = n
+        self.dealer = z3.Int("dealer")
+        self.tricks = [z3.Int(f"tricks_{p}") for p in range(n)]
+        self.vars = {}
+        for v in g.vars:
+            if v.per is not None:
+                continue
+            if v.type.kind == "bool":
+                self.vars[v.name] = z3.Bool(v.name)
+            else:
+                self.vars[v.name] = z3.Int(v.name)
+        self.arrays = {v.name: [z3.Int(f"{v.name}_{i}") for i in range(n if v.per == "player" else
+                                                                      max(1, len(g.sides)))]
+                       for v in g.vars if v.per is not None}
+        self.fresh = 0
+
+    def _new(self, kind="int"):
+        self.fresh += 1
+        return z3.Int(f"free_{self.fresh}") if kind != "bool" else z3.Bool(f"freeb_{self.fresh}")
+
+    def expr(self, e, env=None):  # noqa: C901
+        env = env or {}
+        n = self.n
+        if isinstance(e, ir.Const):
+            return z3.BoolVal(e.value) if isinstance(e.value, bool) else z3.IntVal(e.value)
+        if isinstance(e, ir.Local):
+            return env[e.name]
+        if isinstance(e, ir.VarRef):
+            return self.vars.get(e.name, self._new("bool" if e.type.kind == "bool" else "int"))
+        if isinstance(e, ir.Builtin):
+            if e.name == "dealer":
+                return self.dealer
+            if e.name == "eldest":
+                return (self.dealer + 1) % n
+            return self._new()
+        if isinstance(e, ir.Index) and isinstance(e.base, ir.VarRef) and e.base.name in self.arrays:
+            arr = self.arrays[e.base.name]
+            idx = self.expr(e.index, env)
+            out = arr[-1]
+            for i in range(len(arr) - 1):
+                out = z3.If(idx == i, arr[i], out)
+            return out
+        if isinstance(e, ir.Call) and e.fn == "tricks":
+            idx = self.expr(e.args[0], env)
+            out = self.tricks[-1]
+            for i in range(n - 1):
+                out = z3.If(idx == i, self.tricks[i], out)
+            return out
+        if isinstance(e, ir.Call) and e.fn == "left":
+            return (self.expr(e.args[0], env) + 1) % n
+        if isinstance(e, ir.Call) and e.fn == "right":
+            return (self.expr(e.args[0], env) + n - 1) % n
+        if isinstance(e, ir.BinOp):
+            a, b = self.expr(e.left, env), self.expr(e.right, env)
+            op = e.op
+            if op == "and":
+                return z3.And(a, b)
+            if op == "or":
+                return z3.Or(a, b)
+            return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a / b,
+                    "%": lambda: a % b, "==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
+                    "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[op]()
+        if isinstance(e, ir.Not):
+            return z3.Not(self.expr(e.operand, env))
+        if isinstance(e, ir.Neg):
+            return -self.expr(e.operand, env)
+        if isinstance(e, ir.Cond):
+            return z3.If(self.expr(e.test, env), self.expr(e.then, env), self.expr(e.orelse, env))
+        if isinstance(e, ir.InSet):
+            v = self.expr(e.value, env)
+            return z3.Or([v == self.expr(i, env) for i in e.items])
+        if isinstance(e, ir.Quant) and e.domain is None:
+            vals = [self.expr(e.body, {**env, e.var: z3.IntVal(p)}) for p in range(n)]
+            if e.kind == "any":
+                return z3.Or(vals)
+            if e.kind == "all":
+                return z3.And(vals)
+            if e.kind == "sum":
+                return z3.Sum(vals)
+            return z3.Sum([z3.If(v, 1, 0) for v in vals])
+        t = getattr(e, "type", None)
+        return self._new("bool" if t is not None and t.kind == "bool" else "int")
+
+    def describe(self, m) -> str:
+        parts = [f"dealer seat {m.eval(self.dealer, model_completion=True)}"]
+        parts += [f"tricks[{p}]={m.eval(t, model_completion=True)}" for p, t in enumerate(self.tricks)]
+        for name, x in self.vars.items():
+            v = m.eval(x, model_completion=False)
+            if not z3.is_const(v) or z3.is_true(v) or z3.is_false(v) or z3.is_int_value(v):
+                if str(v) != name:
+                    parts.append(f"{name}={v}")
+        return ", ".join(parts)
+
+
+# -- bounds ---------------------------------------------------------------------------------------------------
+def bounded_under(game, var: str, condition: ir.Expr, timeout_ms: int) -> int | None:
+    """The largest total of per-player (or per-side) int match variable ``var`` while ``condition`` is false,
+    over the variable's declared range; None when unbounded (or unknown)."""
+    enc = _Encoder(game)
+    arr = enc.arrays[var]
+    decl = next(v for v in game.ir.vars if v.name == var)
+    opt = z3.Optimize()
+    opt.set("timeout", timeout_ms)
+    for x in arr:
+        if decl.type.low is not None:
+            opt.add(x >= decl.type.low)
+        if decl.type.high is not None:
+            opt.add(x <= decl.type.high)
+        if decl.type.low is None:
+            opt.add(x >= 0)
+    opt.add(z3.Not(enc.expr(condition)))
+    h = opt.maximize(z3.Sum(arr))
+    r = opt.check()
+    if r != z3.sat:
+        return None
+    val = opt.upper(h)
+    if not z3.is_int_value(val):
+        return None
+    return val.as_long()
