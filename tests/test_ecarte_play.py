@@ -151,6 +151,18 @@ def test_follow_rules_on_random_states(ecarte):
     assert checked > 500
 
 
+def test_without_must_trump_a_void_player_may_discard(variant):
+    """Option must_trump = false (AC, EW do not require trumping): void in the suit led, holding a
+    trump, the second player may play any card; he still must follow suit and head when he can."""
+    g = variant("override option must_trump: bool = false")
+    s = new(g, "7♠ 7♦ 8♦ 7♣ 8♣", "Q♥ 8♥ K♦ K♣ A♣")
+    play_cards(s, "7♠")
+    assert legal_cards(s) == hand(s, 0)
+    s = new(g, "10♠ 7♦ 8♦ 7♣ 8♣", "A♠ J♠ 8♠ Q♥ K♦")
+    play_cards(s, "10♠")
+    assert legal_cards(s) == set(cards(g, "A♠ J♠"))
+
+
 def test_without_must_head_any_card_of_the_suit_led(variant):
     g = variant("override option must_head: bool = false")
     s = new(g, "10♠ 7♦ 8♦ 7♣ 8♣", "A♠ J♠ 8♠ Q♥ K♦")
