@@ -169,7 +169,9 @@ class State:
         new.revealed = set(self.revealed)
         new.tricks_won = list(self.tricks_won)
         new.trick_cards = list(self.trick_cards)
-        new.frames = [list(f) for f in self.frames]
+        # a frame's loop state (var, players still to visit) is consumed in place: copy it too
+        new.frames = [[f[0], f[1], f[2], None if f[3] is None else (f[3][0], list(f[3][1]))]
+                      for f in self.frames]
         new.pending = list(self.pending)
         new.deal_log = list(self.deal_log)
         return new

@@ -127,6 +127,31 @@ def test_clone_is_independent(ecarte):
             s.apply_action(rng.choice(s.legal_actions()))
 
 
+def test_clone_inside_a_for_loop_of_draws(variant):
+    """A clone taken while a ``for p in players`` loop waits for a chance outcome must resume the loop
+    on its own: each copy deals five cards to both players."""
+    g = variant("override phase deal {",
+                "  do {",
+                "    gather stock",
+                "    shuffle stock",
+                "    for p in players { move 5 from stock to hand[p] }",
+                "    move 1 from stock to turnup",
+                "    trumps = suit(top(turnup))",
+                "    goto declare",
+                "  }",
+                "}")
+    s = g.new_initial_state()
+    for c in range(3):
+        s.apply_action(c)
+    t = s.clone()
+    rng = random.Random(1)
+    for x in (s, t):
+        while x.is_chance_node():
+            x.apply_action(rng.choice(x.legal_actions()))
+        assert x.phase == "declare"
+        assert len(hand(x, 0)) == len(hand(x, 1)) == 5 and len(zone(x, "stock")) == 21
+
+
 def _seeded_match(ecarte, seed: int):
     rng = random.Random(seed)
     return play_match(ecarte, [make_bot("greedy", 1), make_bot("random", 2)], rng)
