@@ -449,7 +449,9 @@ class State:
         if self.terminal:
             return True
         if self.game.compile(self.game.ir.match.ends_when)(self, {}):
-            self._log_deal(complete=False)  # the match ended during a deal (e.g. a king scored the last point)
+            # the match ended during a deal (e.g. a king scored the last point), or by the deal's scoring
+            # once its tricks were all played: only the first is an incomplete deal
+            self._log_deal(complete=self._tricks_all_played())
             self.terminal = True
             self.frames.clear()
             self.pending.clear()
@@ -457,6 +459,13 @@ class State:
             self.actor = TERMINAL
             return True
         return False
+
+    def _tricks_all_played(self) -> bool:
+        """Whether the deal is in a trick phase whose last trick has been taken."""
+        ph = self.game.phases.get(self.phase) if self.phase is not None else None
+        if ph is None or ph.kind != "trick" or self.trick_cards:
+            return False
+        return sum(self.tricks_won) >= self.game.compile(ph.trick.count)(self, {})
 
     def _exec(self, s: ir.Stmt, env: dict) -> None:  # noqa: C901 - one case per statement type
         g = self.game
@@ -610,7 +619,7 @@ class State:
         if not self.deal_open:
             return
         self.deal_open = False
-        self.deal_log.append({"points": self._deal_gain(), "complete": complete,
+        self.deal_log.append({"points": self._deal_gain(), "complete": complete, "tricks": list(self.tricks_won),
                               "vars": {v.name: self.vars[v.name] for v in self.game.ir.vars
                                        if v.scope == "deal" and v.per is None and v.type.kind == "int"}})
 

@@ -246,6 +246,9 @@ def test_match_ends_as_soon_as_a_player_reaches_five(ecarte):
     _deal(s, 5)
     assert points(s) == [0, 6]
     assert s.is_terminal() and s.returns() == [-1.0, 1.0]
+    assert [d["points"] for d in s.deal_log] == [[0, 2], [0, 2], [0, 2]]  # per seat
+    assert [d["tricks"] for d in s.deal_log] == [[0, 5], [0, 5], [0, 5]]
+    assert all(d["complete"] for d in s.deal_log)  # the last deal was played to its end
     assert s.legal_actions() == []
     with pytest.raises(IllegalActionError):
         s.apply_action(0)
@@ -265,6 +268,7 @@ def test_turned_up_king_at_four_wins_without_play(ecarte):
     arrange_deal(s, *HANDS[3], "K♥")
     assert points(s) == [2, 5]
     assert s.is_terminal() and s.returns() == [-1.0, 1.0]
+    assert s.deal_log[-1]["points"] == [0, 1] and s.deal_log[-1]["complete"] is False  # ended before play
 
 
 def test_king_announced_at_four_ends_the_match_before_play(ecarte):
