@@ -39,6 +39,9 @@ def parse_choice(game: Game, state, text: str, legal: list[int]) -> tuple[int | 
     for a in legal:
         if state.action_to_string(a).lower() == t:
             return a, None
+    for a in legal:  # the rule file's name of a named action: 'propose', 'accept', 'announce king'
+        if a >= game.num_cards and game.slot(a).name.replace("_", " ") == t.replace("_", " "):
+            return a, None
     matches = []
     for a in legal:
         if a < game.num_cards:
