@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import atout
 from atout import CHANCE, TERMINAL, IllegalActionError
 from atout.engine.bots import make_bot
+from atout.engine.observe import table_string
 from atout.engine.simulate import play_match
 
 from conftest import ECARTE, act, arrange_deal, card, hand, named, play_cards, zone
@@ -181,6 +182,9 @@ def _check_observations(s) -> int:
         info = s.information_state_string(p)
         seen_info = {names[n] for n in CARD_NAME.findall(info)}
         assert seen_info <= allowed
+        table = table_string(s, p)  # what `atout play` shows
+        seen_table = {names[n] for n in CARD_NAME.findall(table)}
+        assert seen_table <= allowed and hand(s, p) | set(zone(s, "turnup")) <= seen_table
     return 1
 
 
