@@ -59,7 +59,9 @@ def parse_choice(game: Game, state, text: str, legal: list[int]) -> tuple[int | 
         if t in _card_aliases(game, c) or t.split()[-1] in _card_aliases(game, c):
             name = game.card_str(c)
             legal_cards = [game.card_str(a) for a in legal if a < game.num_cards]
-            hand = state.zones[game.hand_base + state.actor] if game.hand_base is not None and state.actor >= 0 else []
+            hand = []
+            if game.hand_base is not None and state.actor >= 0:
+                hand = state.zones[game.hand_base + state.actor]
             if c not in hand:
                 return None, f"{name} is not in your hand"
             if legal_cards:
@@ -157,9 +159,8 @@ def play_terminal(game: Game, seat: int, bot: str, seed: int | None, input_fn=in
                 say(f"you: {state.action_to_string(action)}")
                 state.apply_action(action)
                 last_selecting = state.selecting is not None
-        if actor is not None and len(trick_before) == len(_trick_players(state)) - 1 and not state.trick_cards \
-                and state.log[-1][0] == actor and state.history and state.history[-1] < game.num_cards \
-                and trick_before:
+        if actor is not None and trick_before and not state.trick_cards and state.history[-1] < game.num_cards:
+            # a card completed the trick on the table
             _report_trick(state, seat, trick_before + [(actor, state.history[-1])], tricks_before, deal_before, say)
         if len(state.deal_log) > deals_seen:
             _report_draws(state, seat, drawn, say)
@@ -200,14 +201,6 @@ def _public_zones(state) -> str:
     return "; ".join(f"{slot.label} {' '.join(g.card_str(c) for c in state.zones[i])}"
                      for i, slot in enumerate(g.zone_slots)
                      if slot.visibility == "public" and slot.name != "trick" and state.zones[i])
-
-
-def _trick_players(state) -> list[int]:
-    g = state.game
-    for ph in g.phases.values():
-        if ph.kind == "trick":
-            return state._active_players(ph.trick)
-    return list(range(g.players))
 
 
 def _report_trick(state, seat, cards, tricks_before, deal_before, say) -> None:

@@ -11,7 +11,6 @@ Cards are written as the engine names them (``K♠``, ``10♥``) or in ASCII (``
 from __future__ import annotations
 
 import os
-import random
 
 import pytest
 
@@ -143,7 +142,6 @@ def play_cards(state, names: str) -> None:
 def exchange(state, discard: str, draw: str) -> None:
     """The player to act discards the cards ``discard`` (then ``done`` if fewer than 5) and draws ``draw``
     from the stock, in that order."""
-    g = state.game
     d = discard.split()
     act(state, *d)
     if len(d) < 5:
@@ -158,16 +156,3 @@ def eldest_of(state) -> int:
 
 def points(state) -> list[int]:
     return list(state.vars["points"])
-
-
-def random_playout(state, rng: random.Random, on_step=None, max_steps: int = 100_000):
-    """Play uniformly random legal actions (and chance outcomes) to the end; ``on_step(state)`` after each."""
-    n = 0
-    while not state.is_terminal():
-        acts = state.legal_actions()
-        state.apply_action(rng.choice(acts))
-        n += 1
-        assert n < max_steps
-        if on_step is not None:
-            on_step(state)
-    return state

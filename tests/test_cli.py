@@ -330,7 +330,8 @@ def test_play_shows_the_draws_and_hides_the_others_discards():
         code, out, _ = _play(["2", "1", "1", "done"], then="1", seat=1, seed=seed, bot="random")
         if "seat 0 (random): Please" in out:
             break
-    assert re.search(r"^you draw [0-9KQJA]+[♠♥♦♣] [0-9KQJA]+[♠♥♦♣]$", out, re.M)  # two discarded, two drawn
+    # two discarded, two drawn, by name
+    assert re.search(r"^you draw [0-9KQJA]+[♠♥♦♣] [0-9KQJA]+[♠♥♦♣]$", out, re.M)
     assert re.search(r"^seat 0 \(random\): discard a card$", out, re.M)
     assert not re.search(r"^seat 0 \(random\): discard [0-9KQJA]", out, re.M)
     assert re.search(r"^seat 0 draws \d cards?$", out, re.M)

@@ -12,8 +12,7 @@ import pytest
 
 from atout import IllegalActionError
 
-from conftest import (act, arrange_deal, card, cards, chance, exchange, hand, named, play_cards,
-                      random_playout, zone)
+from conftest import act, arrange_deal, card, cards, chance, exchange, hand, named, play_cards, zone
 
 RANKS_HIGH_FIRST = "K Q J A 10 9 8 7".split()  # digest §1: in every suit, trumps too
 

@@ -14,7 +14,8 @@ k=4  eldest leads Q♥ J♥ A♥ 10♥ (dealer discards diamonds and K♣): 4; t
      follow and beat with K♠: dealer 1.
 k=3  three trump leads win; 7♠ loses to K♠; the dealer leads K♦, eldest follows with 7♦: 3 - 2.
 k=2  two trump leads win; 7♠ / K♠, K♦ / 7♦, K♣ / 7♣: 2 - 3.
-k=1  Q♥ wins; 7♠ loses to Q♠ (the dealer must beat it: K♠ or Q♠); K♠ / 8♠, K♦ / 7♦, K♣ / 7♣: 1 - 4.
+k=1  Q♥ wins; 7♠ loses to Q♠ (the dealer must beat it: K♠ or Q♠); K♠ / 8♠, K♦ / 7♦, K♣ / 7♣:
+     1 - 4.
 k=0  nobody holds a trump; the dealer holds the king of each suit eldest leads or follows: 0 - 5.
 """
 from __future__ import annotations
