@@ -100,3 +100,76 @@ def full_string(state) -> str:
     if state.current_player() == TERMINAL:
         lines.append("returns: " + ", ".join(f"{r:g}" for r in state.returns()))
     return "\n".join(lines)
+
+
+def trump_suit(state) -> int:
+    """The trump suit index of the trick phase in force (the current phase if it is a trick phase, else
+    the first trick phase), or -1 when there is none or it is not known yet."""
+    g = state.game
+    phases = [g.phases[state.phase]] if state.phase in g.phases else []
+    phases += [p for p in g.phases.values() if p not in phases]
+    for ph in phases:
+        if ph.kind == "trick" and ph.trick is not None:
+            try:
+                t = g.compile(ph.trick.trump)(state, {})
+            except Exception:  # e.g. a trump read from a zone that is still empty
+                return -1
+            return t if isinstance(t, int) and 0 <= t < len(g.deck.suits) else -1
+    return -1
+
+
+def table_string(state, player: int) -> str:
+    """The table as ``player`` (0-based) sees it, for a person at the terminal (``atout play``).
+
+    The same information as :func:`observation_string` (visible zones in full, hidden ones by size,
+    public variables), laid out for reading: the score first, the trump suit, your zones, the trick on
+    the table with who played what, the tricks won, then everything else.
+    """
+    from .game import SUIT_SYMBOLS
+    g = state.game
+    you = lambda p: "you" if p == player else f"seat {p}"  # noqa: E731
+    lines = []
+    who = "match over" if state.terminal else ("you to act" if state.actor == player else f"seat {state.actor} to act")
+    lines.append(f"── deal {state.deal_number + 1} · dealer: {you(state.dealer)} · you are seat {player} · "
+                 f"{state.phase or '-'} · {who} ──")
+    score_vars = [v for v in g.ir.vars if v.scope == "match" and v.per == "player" and v.type.kind == "int"]
+    for v in score_vars:
+        vals = state.vars[v.name]
+        lines.append(f"{v.name}: " + ", ".join(f"{you(p)} {vals[p]}" for p in range(g.players)))
+    trump = trump_suit(state)
+    if trump >= 0:
+        suit = g.deck.suits[trump]
+        lines.append(f"trumps: {suit} {SUIT_SYMBOLS.get(suit, '')}".rstrip())
+    hidden = []
+    for i, slot in enumerate(g.zone_slots):
+        if slot.name == "trick":
+            continue
+        z = state.zones[i]
+        if slot.owner is None:
+            label = slot.name
+        else:
+            label = f"your {slot.name}" if slot.owner == player else f"seat {slot.owner}'s {slot.name}"
+        if visible(state, i, player):
+            if z or slot.owner == player:
+                lines.append(f"{label}: {_cards(state, z) if z else '-'}")
+        else:
+            hidden.append(f"{label} {len(z)}")
+    if state.trick_cards:
+        played = ", ".join(f"{you(p)} {g.card_str(c)}" for p, c in state.trick_cards)
+        lines.append(f"on the table, trick {state.trick_number}: {played}")
+    if g.phases.get(state.phase) is not None and g.phases[state.phase].kind == "trick":
+        lines.append("tricks won: " + ", ".join(f"{you(p)} {n}" for p, n in enumerate(state.tricks_won)))
+    if hidden:
+        lines.append("face down (cards): " + ", ".join(hidden))
+    others = []
+    for v in g.ir.vars:
+        if v in score_vars:
+            continue
+        val = state.vars[v.name]
+        if isinstance(val, list):
+            others.append(f"{v.name}=[{', '.join(g.value_str(x, v.type) for x in val)}]")
+        else:
+            others.append(f"{v.name}={g.value_str(val, v.type)}")
+    if others:
+        lines.append("state: " + " ".join(others))
+    return "\n".join(lines)

@@ -170,7 +170,9 @@ class State:
         new.revealed = set(self.revealed)
         new.tricks_won = list(self.tricks_won)
         new.trick_cards = list(self.trick_cards)
-        new.frames = [list(f) for f in self.frames]
+        # a frame's loop state (var, players still to visit) is consumed in place: copy it too
+        new.frames = [[f[0], f[1], f[2], None if f[3] is None else (f[3][0], list(f[3][1]))]
+                      for f in self.frames]
         new.pending = list(self.pending)
         new.deal_log = list(self.deal_log)
         return new
@@ -275,6 +277,7 @@ class State:
         trump = self._trump(trick)
         led = so[self.trick_cards[0][1]]
         cands = list(hand)
+        free = False  # void in the suit led and not bound to trump: any card, no duty to head either
         if "suit" in rules:
             same = [c for c in cands if so[c] == led]
             if same:
@@ -283,11 +286,13 @@ class State:
                 trumps = [c for c in cands if so[c] == trump]
                 if trumps:
                     cands = trumps
+            else:
+                free = True
         elif "trump" in rules and trump >= 0 and not any(so[c] == led for c in cands):
             trumps = [c for c in cands if so[c] == trump]
             if trumps:
                 cands = trumps
-        if "head" in rules:
+        if "head" in rules and not free:
             best_p, best_c = self.trick_cards[0]
             for p, c in self.trick_cards[1:]:
                 if self._beats(c, best_c, trump):
@@ -445,7 +450,9 @@ class State:
         if self.terminal:
             return True
         if self.game.compile(self.game.ir.match.ends_when)(self, {}):
-            self._log_deal(complete=False)  # the match ended during a deal (e.g. a king scored the last point)
+            # the match ended during a deal (e.g. a king scored the last point), or by the deal's scoring
+            # once its tricks were all played: only the first is an incomplete deal
+            self._log_deal(complete=self._tricks_all_played())
             self.terminal = True
             self.frames.clear()
             self.pending.clear()
@@ -453,6 +460,13 @@ class State:
             self.actor = TERMINAL
             return True
         return False
+
+    def _tricks_all_played(self) -> bool:
+        """Whether the deal is in a trick phase whose last trick has been taken."""
+        ph = self.game.phases.get(self.phase) if self.phase is not None else None
+        if ph is None or ph.kind != "trick" or self.trick_cards:
+            return False
+        return sum(self.tricks_won) >= self.game.compile(ph.trick.count)(self, {})
 
     def _exec(self, s: ir.Stmt, env: dict) -> None:  # noqa: C901 - one case per statement type
         g = self.game
@@ -608,7 +622,7 @@ class State:
         if not self.deal_open:
             return
         self.deal_open = False
-        self.deal_log.append({"points": self._deal_gain(), "complete": complete,
+        self.deal_log.append({"points": self._deal_gain(), "complete": complete, "tricks": list(self.tricks_won),
                               "vars": {v.name: self.vars[v.name] for v in self.game.ir.vars
                                        if v.scope == "deal" and v.per is None and v.type.kind == "int"}})
 

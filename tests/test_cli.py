@@ -1,0 +1,390 @@
+"""The ``atout`` command on Écarté: check, simulate (statistics and records), replay, play.
+
+The records of ``simulate`` are checked by an independent referee (tests/ecarte_referee.py) written
+from the rules digest, not from the engine: every card played obeys the follow rules and every
+deal's points follow the scoring table.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+from collections import Counter
+
+import pytest
+
+from atout.cli import main
+from atout.engine.terminal import parse_choice, play_terminal
+
+from conftest import ECARTE, GOLDEN_DIR, ROOT, act, arrange_deal, card, load_game
+from ecarte_referee import referee
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- check ------------------------------------------------------------------------------------------
+
+def test_check_prints_a_summary(capsys):
+    code, out, err = run(capsys, "check", ECARTE)
+    assert code == 0 and err == ""
+    # the facts of the rule file, counted by hand: 2 players, 32 cards of 4 suits x 8 ranks; phases deal,
+    # declare, answer, elder_exchange, dealer_exchange, play; one table; 6 options; 9 properties;
+    # 32 card ids + 6 named actions (play, propose, accept, refuse, announce_king, done)
+    for part in ("ok: game 'ecarte'", "2 players", "32 cards (4 suits x 8 ranks)", "6 phases",
+                 "1 scoring tables", "6 options", "9 properties", "38 distinct action ids"):
+        assert part in out, part
+
+
+def test_check_a_missing_file_exits_2_without_a_traceback(capsys, tmp_path):
+    code, out, err = run(capsys, "check", str(tmp_path / "nope.atout"))
+    assert code == 2 and "cannot read rule file" in err and "Traceback" not in err
+
+
+# -- simulate ------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def sim1000(tmp_path_factory):
+    """``atout simulate rules/ecarte.atout -n 1000 --seed 1 --json --record R`` (run once)."""
+    path = tmp_path_factory.mktemp("sim") / "r.jsonl"
+    buf = io.StringIO()
+    old = sys.stdout
+    sys.stdout = buf
+    try:
+        code = main(["simulate", ECARTE, "-n", "1000", "--seed", "1", "--json", "--record", str(path)])
+    finally:
+        sys.stdout = old
+    assert code == 0
+    with open(path, encoding="utf-8") as fh:
+        records = [json.loads(line) for line in fh]
+    return json.loads(buf.getvalue()), records, path
+
+
+def test_simulate_1000_every_deal_1_to_3_points_every_match_to_5(sim1000):
+    """The issue's 'done when': every deal awards 1 to 3 points, every match ends at 5 or more; the
+    referee re-derives every deal's points and tricks from the steps, by the rules."""
+    stats, records, _ = sim1000
+    assert len(records) == 1000 == stats["matches"]
+    for k, rec in enumerate(records):
+        assert rec["format"] == "atout-record/1" and rec["match"] == k and rec["game"] == "ecarte"
+        deals, score = referee(rec)
+        assert [d["points"] for d in rec["deals"]] == [d["points"] for d in deals], k
+        assert [d["tricks"] for d in rec["deals"]] == [d["tricks"] for d in deals], k
+        assert [d["complete"] for d in rec["deals"]] == [d["complete"] for d in deals], k
+        for d in deals:
+            assert 1 <= sum(d["points"]) <= 3  # fact 15 (a deal ended by a king awards 1)
+        assert max(score) >= 5 and min(score) < 5  # fact 14: it ended as soon as one reached 5
+        winner = score.index(max(score))
+        assert rec["returns"][winner] == 1.0 and rec["returns"][1 - winner] == -1.0
+
+
+def test_simulate_statistics_agree_with_the_records(sim1000):
+    stats, records, _ = sim1000
+    wins = Counter(str(r["returns"].index(1.0)) for r in records)
+    assert stats["wins_by_seat"] == dict(wins)
+    assert stats["deals"] == sum(len(r["deals"]) for r in records)
+    per_deal = Counter(str(sum(d["points"])) for r in records for d in r["deals"])
+    assert stats["points_per_deal"]["histogram"] == dict(sorted(per_deal.items()))
+    assert stats["points_per_deal"]["min"] >= 1 and stats["points_per_deal"]["max"] <= 3
+    assert stats["points_per_deal"]["max_for_one_player"] <= 3
+    exch = Counter(str(d["vars"]["exchanges"]) for r in records for d in r["deals"])
+    assert stats["deal_variables"]["exchanges"]["histogram"] == dict(sorted(exch.items(), key=lambda kv: int(kv[0])))
+    dpm = Counter(str(len(r["deals"])) for r in records)
+    assert stats["deals_per_match"]["histogram"] == dict(sorted(dpm.items(), key=lambda kv: int(kv[0])))
+    # a match needs at least 2 deals (at most 3 points a deal)
+    assert stats["deals_per_match"]["min"] >= 2
+
+
+def test_simulate_is_reproducible(capsys, tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for p in (a, b):
+        assert run(capsys, "simulate", ECARTE, "-n", "20", "--seed", "5", "--record", str(p), "--json")[0] == 0
+    assert a.read_text(encoding="utf-8") == b.read_text(encoding="utf-8")
+
+
+def test_simulate_prints_tables(capsys):
+    code, out, _ = run(capsys, "simulate", ECARTE, "-n", "5", "--seed", "2", "--bot", "greedy", "--bot", "random")
+    assert code == 0
+    for part in ("matches won by seat", "points per deal", "deals per match", "exchanges per deal"):
+        assert part in out
+
+
+def test_simulate_bad_arguments_exit_2(capsys):
+    code, out, err = run(capsys, "simulate", ECARTE, "-n", "0")
+    assert code == 2 and "-n must be at least 1" in err
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", ECARTE, "-n", "3", "--bot", "minimax"])
+    assert exc.value.code == 2
+
+
+def test_simulate_record_agrees_with_the_golden(capsys, tmp_path):
+    """Matches 0 and 1 of ``--seed 7 --bot greedy --bot random`` are the golden playthrough."""
+    path = tmp_path / "s7.jsonl"
+    assert run(capsys, "simulate", ECARTE, "-n", "2", "--seed", "7", "--bot", "greedy", "--bot", "random",
+               "--record", str(path), "--json")[0] == 0
+    golden = open(os.path.join(GOLDEN_DIR, "ecarte_seed7.txt"), encoding="utf-8").read().split("\n\n")
+    step = re.compile(r"^\s*\d+\s+(chance|seat (\d)): (.*)$")
+    for rec, text in zip((json.loads(line) for line in path.open(encoding="utf-8")), golden):
+        lines = [m for m in (step.match(x) for x in text.splitlines()) if m]
+        assert [(-1 if m.group(1) == "chance" else int(m.group(2)), m.group(3)) for m in lines] == \
+            [(s["player"], s["text"]) for s in rec["steps"]]
+
+
+# -- replay ----------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def small_record(capsys, tmp_path):
+    path = tmp_path / "r.jsonl"
+    assert run(capsys, "simulate", ECARTE, "-n", "4", "--seed", "3", "--record", str(path), "--json")[0] == 0
+    return path
+
+
+def test_replay_round_trip(capsys, small_record):
+    code, out, err = run(capsys, "replay", ECARTE, str(small_record), "--quiet")
+    assert code == 0 and err == "" and out.count("== replayed") == 4
+    rec = json.loads(small_record.read_text(encoding="utf-8").splitlines()[2])
+    code, out, err = run(capsys, "replay", ECARTE, str(small_record), "--match", "2")
+    assert code == 0
+    shown = [line for line in out.splitlines() if re.match(r"^\s+\d+\s+(chance|seat \d):", line)]
+    assert [line.split(": ", 1)[1] for line in shown] == [s["text"] for s in rec["steps"]]
+    assert out.count("over: points") == len(rec["deals"])
+    assert f"returns {rec['returns']}" in out
+
+
+def _corrupt(path, k: int, fn):
+    lines = path.read_text(encoding="utf-8").splitlines()
+    rec = json.loads(lines[k])
+    fn(rec)
+    lines[k] = json.dumps(rec, ensure_ascii=False)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _first_play(rec) -> int:
+    return next(i for i, s in enumerate(rec["steps"]) if s["text"].startswith("play "))
+
+
+def test_replay_of_an_illegal_step_exits_1_naming_the_step(capsys, small_record):
+    def swap(rec):
+        i = _first_play(rec)
+        # the leader plays a card he does not hold: take one from the stock's side (a card never dealt)
+        dealt = {s["action"] for s in rec["steps"][:i] if s["player"] == -1}
+        rec["steps"][i]["action"] = next(c for c in range(32) if c not in dealt)
+        del rec["steps"][i]["text"]
+    _corrupt(small_record, 1, swap)
+    code, out, err = run(capsys, "replay", ECARTE, str(small_record))
+    assert code == 1 and re.search(r"replay error: step \d+: illegal action", err) and "Traceback" not in err
+
+
+def test_replay_of_a_changed_text_exits_1(capsys, small_record):
+    def retext(rec):
+        rec["steps"][_first_play(rec)]["text"] = "play 7♣ (edited)"
+    _corrupt(small_record, 0, retext)
+    code, _, err = run(capsys, "replay", ECARTE, str(small_record), "--quiet")
+    assert code == 1 and "the record says 'play 7♣ (edited)'" in err
+
+
+def test_replay_of_a_wrong_seat_exits_1(capsys, small_record):
+    def reseat(rec):
+        i = _first_play(rec)
+        rec["steps"][i]["player"] = 1 - rec["steps"][i]["player"]
+    _corrupt(small_record, 0, reseat)
+    code, _, err = run(capsys, "replay", ECARTE, str(small_record), "--quiet")
+    assert code == 1 and "the record says seat" in err
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json\n", "r.jsonl:1: not JSON"),
+    ('{"format": "something-else", "steps": []}\n', "not an Atout record"),
+    ("", "no record in the file"),
+])
+def test_replay_of_a_malformed_file_exits_2(capsys, tmp_path, content, message):
+    path = tmp_path / "r.jsonl"
+    path.write_text(content, encoding="utf-8")
+    code, _, err = run(capsys, "replay", ECARTE, str(path))
+    assert code in (1, 2) and message in err and "Traceback" not in err
+    if message != "no record in the file":
+        assert code == 2
+
+
+def test_replay_of_a_truncated_record_says_so(capsys, small_record):
+    def cut(rec):
+        rec["steps"] = rec["steps"][:30]
+    _corrupt(small_record, 0, cut)
+    code, out, _ = run(capsys, "replay", ECARTE, str(small_record), "--match", "0")
+    assert code == 0 and "(not finished)" in out
+
+
+def test_replay_of_a_missing_file_exits_2(capsys, tmp_path):
+    code, _, err = run(capsys, "replay", ECARTE, str(tmp_path / "none.jsonl"))
+    assert code == 2 and "cannot read record file" in err
+
+
+def test_replay_of_another_games_record_exits_1(capsys, small_record):
+    _corrupt(small_record, 0, lambda rec: rec.update(game="whist"))
+    code, _, err = run(capsys, "replay", ECARTE, str(small_record), "--quiet")
+    assert code == 1 and "the record is of game 'whist'" in err
+
+
+# -- play --------------------------------------------------------------------------------------------------
+
+class Script:
+    """Answers for play_terminal's input_fn: the given ones, then ``then`` for ever (None: EOF)."""
+
+    def __init__(self, answers, then="1"):
+        self.answers = list(answers)
+        self.then = then
+        self.prompts = 0
+
+    def __call__(self, prompt):
+        self.prompts += 1
+        if self.answers:
+            return self.answers.pop(0)
+        if self.then is None:
+            raise EOFError
+        return self.then
+
+
+def _play(answers, then="1", seat=0, seed=4, bot="greedy"):
+    out = io.StringIO()
+    script = Script(answers, then)
+    code = play_terminal(load_game(), seat=seat, bot=bot, seed=seed, input_fn=script, out=out)
+    return code, out.getvalue(), script
+
+
+def test_play_refuses_bad_input_with_a_reason_and_asks_again():
+    code, out, script = _play(["", "99", "0", "xyzzy", "K♠ of cups", "help", "quit"])
+    assert code == 0
+    assert script.prompts == 7  # every refusal asked again
+    assert "refused: type a number, an action or a card" in out
+    assert re.search(r"refused: 99 is not in the list: choose 1 to \d", out)
+    assert "refused: 0 is not in the list" in out
+    assert "refused: 'xyzzy' is not a legal action here" in out
+    assert "answer with the number of an action" in out
+    assert out.rstrip().endswith("bye (the match was left unfinished)")
+
+
+def test_play_refuses_a_card_not_in_hand_and_a_card_barred_by_the_follow_rules():
+    """On an arranged trick: 10♠ led, the dealer holds A♠ J♠ 8♠ Q♥ K♦ (must play A♠ or J♠)."""
+    g = load_game()
+    s = g.new_initial_state()
+    arrange_deal(s, "10♠ 7♦ 8♦ 7♣ 8♣", "A♠ J♠ 8♠ Q♥ K♦", "7♥")
+    act(s, "play", "10♠")
+    legal = s.legal_actions()
+    assert parse_choice(g, s, "8s", legal) == (None, "8♠ may not be played now (the follow rules); legal: J♠ A♠")
+    assert parse_choice(g, s, "K♥", legal) == (None, "K♥ is not in your hand")
+    assert parse_choice(g, s, "j♠", legal) == (card(g, "J♠"), None)
+    assert parse_choice(g, s, "play A♠", legal) == (card(g, "A♠"), None)
+    assert parse_choice(g, s, "2", legal) == (card(g, "A♠"), None)  # the list is J♠, A♠ (K Q J A order)
+    assert parse_choice(g, s, "3", legal) == (None, "3 is not in the list: choose 1 to 2")
+
+
+def test_play_accepts_named_actions_by_text_or_name():
+    g = load_game()
+    s = g.new_initial_state()
+    arrange_deal(s, "10♠ 7♦ 8♦ 7♣ 8♣", "A♠ J♠ 8♠ Q♥ K♦", "7♥")
+    legal = s.legal_actions()
+    for text in ("I propose", "i propose", "propose", "2"):
+        assert parse_choice(g, s, text, legal) == (g.slot_index[("propose", None)], None), text
+    act(s, "propose")
+    legal = s.legal_actions()
+    assert parse_choice(g, s, "accept", legal) == (g.slot_index[("accept", None)], None)
+    assert parse_choice(g, s, "we play", legal) == (g.slot_index[("refuse", None)], None)
+
+
+def test_play_quit_and_eof_leave_cleanly():
+    code, out, _ = _play(["quit"])
+    assert code == 0 and "bye" in out and "match over" not in out
+    code, out, _ = _play([], then=None)
+    assert code == 0 and "bye" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_play_a_whole_match_by_scripted_input(seat):
+    """Always the first action, with a few refused answers on the way: the match ends, the table
+    shows the hand, the turn-up, the trumps, the trick and the score at each decision."""
+    code, out, script = _play(["nonsense", "1", "99"], then="1", seat=seat, seed=9)
+    assert code == 0
+    assert "== match over" in out and ("you win" in out or "you lose" in out)
+    final = re.findall(r"score: points (?:you|seat 0) (\d+), (?:you|seat 1) (\d+)", out)[-1]
+    assert max(int(x) for x in final) >= 5
+    assert out.count("refused:") == 2
+    assert "your hand: " in out and "turnup: " in out and "trumps: " in out and "points: " in out
+    assert re.search(r"on the table, trick \d: seat \d [0-9KQJA]+[♠♥♦♣]", out) or seat == 1
+    assert re.search(r"   trick: .* -> (you take|seat \d takes) it", out)
+    assert re.search(r"-- deal 1 over: tricks .*; points this deal", out)
+    assert re.search(r"^\s+1\. ", out, re.M)  # numbered actions
+
+
+def test_play_shows_the_draws_and_hides_the_others_discards():
+    # seat 1 is eldest in deal 1: propose, and discard the first card if the dealer accepts
+    for seed in range(40):
+        code, out, _ = _play(["2", "1", "1", "done"], then="1", seat=1, seed=seed, bot="random")
+        if "seat 0 (random): Please" in out:
+            break
+    # two discarded, two drawn, by name
+    assert re.search(r"^you draw [0-9KQJA]+[♠♥♦♣] [0-9KQJA]+[♠♥♦♣]$", out, re.M)
+    assert re.search(r"^seat 0 \(random\): discard a card$", out, re.M)
+    assert not re.search(r"^seat 0 \(random\): discard [0-9KQJA]", out, re.M)
+    assert re.search(r"^seat 0 draws \d cards?$", out, re.M)
+
+
+def test_play_bad_seat_exits_2(capsys):
+    code, _, err = run(capsys, "play", ECARTE, "--seat", "2")
+    assert code == 2 and "--seat must be 0..1" in err
+
+
+def _pty_session(argv, answer, timeout=60.0):
+    """Run the real command on a pseudo-terminal; ``answer(screen_so_far)`` returns the next keys
+    when a prompt shows.  Returns (exit code, everything printed)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, close_fds=True)
+    os.close(slave)
+    seen = b""
+    pending = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            r, _, _ = select.select([master], [], [], 0.5)
+            if r:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:  # the child closed the terminal
+                    break
+                if not data:
+                    break
+                seen += data
+                pending += data
+                if re.search(rb"seat \d> $", pending):
+                    pending = b""
+                    os.write(master, answer(seen.decode("utf-8", "replace")))
+            elif proc.poll() is not None:
+                break
+        code = proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    return code, seen.decode("utf-8", "replace")
+
+
+def test_atout_play_on_a_terminal_to_the_end():
+    """The real command on a pty, a person answering '1' at every prompt: the match ends, exit 0."""
+    code, out = _pty_session([sys.executable, "-m", "atout.cli", "play", ECARTE, "--seed", "13"],
+                             lambda screen: b"1\n")
+    assert code == 0, out[-2000:]
+    assert "== match over" in out and "Traceback" not in out
+
+
+def test_atout_play_on_a_terminal_ctrl_d_leaves():
+    code, out = _pty_session([sys.executable, "-m", "atout.cli", "play", ECARTE, "--seat", "1", "--seed", "2"],
+                             lambda screen: b"\x04")
+    assert code == 0 and "bye (the match was left unfinished)" in out
