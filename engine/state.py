@@ -23,6 +23,13 @@ from .game import CHANCE, TERMINAL, Game
 MAX_AUTO_STEPS = 100_000
 
 
+class _NextTrick(ir.Stmt):
+    """Internal statement (never in the IR): start the next trick once the `after trick` block has run."""
+
+
+_NEXT_TRICK = _NextTrick()
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal in the state it was applied to."""
 
@@ -361,13 +368,17 @@ class State:
         self.trick_cards = []
         self.last_winner = winner
         count = g.compile(trick.count)(self, {})
-        if self.trick_number >= count:
-            self._push(trick.then, {})
-            return
+        # What follows the trick runs after the `after trick` block (pushed last, so it runs first).
+        self._push(trick.then if self.trick_number >= count else (_NEXT_TRICK,), {})
+        if trick.after:
+            self._push(trick.after, {})
+
+    def _next_trick(self) -> None:
+        """The winner of the trick just played leads the next one."""
         self.trick_number += 1
-        self.trick_leader = winner
-        self.to_play = winner
-        self.actor = winner
+        self.trick_leader = self.last_winner
+        self.to_play = self.last_winner
+        self.actor = self.last_winner
 
     def _active_players(self, trick: ir.Trick) -> list[int]:
         skip = self.game.compile(trick.skip)(self, {})
@@ -517,6 +528,8 @@ class State:
         elif isinstance(s, ir.EndDeal):
             self.frames.clear()
             self._end_deal()
+        elif isinstance(s, _NextTrick):
+            self._next_trick()
         elif isinstance(s, ir.Score):
             rows = [row for row in g.tables[s.table].rows if ev(row.guard)(self, env)]
             # every matching row fires, in table order (the verifier reports overlapping rows)
