@@ -281,19 +281,22 @@ class State:
         trump = self._trump(trick)
         led = so[self.trick_cards[0][1]]
         cands = list(hand)
+        free = False  # void in the suit led and not obliged to trump: any card, no duty to head (AC)
         if "suit" in rules:
             same = [c for c in cands if so[c] == led]
             if same:
                 cands = same
-            elif "trump" in rules and trump >= 0:
-                trumps = [c for c in cands if so[c] == trump]
+            else:
+                trumps = [c for c in cands if so[c] == trump] if "trump" in rules and trump >= 0 else []
                 if trumps:
                     cands = trumps
+                else:
+                    free = True
         elif "trump" in rules and trump >= 0 and not any(so[c] == led for c in cands):
             trumps = [c for c in cands if so[c] == trump]
             if trumps:
                 cands = trumps
-        if "head" in rules:
+        if "head" in rules and not free:
             best_p, best_c = self.trick_cards[0]
             for p, c in self.trick_cards[1:]:
                 if self._beats(c, best_c, trump):
