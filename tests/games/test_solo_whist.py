@@ -2,7 +2,7 @@
 facts 19-25.
 
 The dealer of the first deal is seat 0, so eldest is seat 1 and the auction goes 1, 2, 3, 0.
-Arranged deals (arrange.py) let each seat win exactly the tricks the test chooses; expected
+Arranged deals (arranged_deals.py) let each seat win exactly the tricks the test chooses; expected
 settlements are worked out by hand from the stakes of digest §3 (pagat) and EB's over- and
 undertricks, never read from the program.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arrange import deal_hands, layout, play_tricks
+from arranged_deals import deal_hands, layout, play_tricks
 
 import atout
 from atout.engine.observe import visible

@@ -1,6 +1,6 @@
 """rules/whist.atout against the rules digest §2 and its checkable facts 16-18 (LW).
 
-Every deal here is arranged (see arrange.py): seats 0 and 2 are one side, 1 and 3 the other; the
+Every deal here is arranged (see arranged_deals.py): seats 0 and 2 are one side, 1 and 3 the other; the
 dealer's last card is a club, so clubs are trumps.  Expected values are worked out by hand from
 the rules, never read from the program.
 """
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arrange import card, cards, deal_hands, layout, play_tricks
+from arranged_deals import card, cards, deal_hands, layout, play_tricks
 
 import atout
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arrange import card, deal_hands, feed
+from arranged_deals import card, deal_hands, feed
 
 import atout
 from atout.cli import main
