@@ -170,6 +170,16 @@ class Quant(Expr):
     span: Span = _span()
 
 
+@dataclass(frozen=True)
+class NextPlayer(Expr):
+    """``next(var after after: cond)``: the first player clockwise after ``after`` (``after`` itself
+    last) for whom ``cond`` holds, with ``var`` bound to the player tried; ``none`` if nobody."""
+    var: str
+    after: Expr
+    cond: Expr
+    span: Span = _span()
+
+
 # -- statements --------------------------------------------------------------
 @dataclass(frozen=True)
 class Stmt:
@@ -348,6 +358,9 @@ class Trick:
     skip: Expr  # a player who sits out, or none
     then: tuple[Stmt, ...]
     span: Span = _span()
+    # ``after trick { ... }``: runs after every trick (the last one too, before ``then``), with
+    # ``trick_number`` the trick just played and ``winner`` its winner; no goto or end deal.
+    after: tuple[Stmt, ...] = field(default=(), metadata={"dump_if_default": False})
 
 
 @dataclass(frozen=True)
@@ -496,6 +509,8 @@ def _expr_text(e) -> str:
     if isinstance(e, Quant):
         dom = "players" if e.domain is None else _expr_text(e.domain)
         return f"{e.kind}({e.var} in {dom}: {_expr_text(e.body)})"
+    if isinstance(e, NextPlayer):
+        return f"next({e.var} after {_expr_text(e.after)}: {_expr_text(e.cond)})"
     raise TypeError(type(e))
 
 
@@ -525,6 +540,8 @@ def _dump(node, indent: int, out: list[str], prefix: str) -> None:
         for f in fields(node):
             if f.name == "span" or not f.compare:
                 continue
+            if f.metadata.get("dump_if_default", True) is False and getattr(node, f.name) == f.default:
+                continue  # a later, optional field: dumps of games that do not use it stay unchanged
             _dump(getattr(node, f.name), indent + 1, out, f"{f.name}: ")
         return
     raise TypeError(type(node))  # pragma: no cover

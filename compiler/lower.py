@@ -329,7 +329,15 @@ class _Lowering:
         else:
             then = scope.block(t.then, {})
             self._must_exit(then, t.span, f"the trick block of '{p.name}'")
-        return ir.Trick(count or ir.Const(0, INT, "0"), leader, trump, tuple(follow), skip, then, t.span)
+        after: tuple = ()
+        if t.after is not None:
+            after = scope.block(t.after, {})
+            for s in _walk(after):
+                if isinstance(s, (ir.Goto, ir.EndDeal)):
+                    self.rep.error("E110", "'after trick' runs between tricks: no 'goto' or 'end deal'", s.span,
+                                   "put control flow in 'then', which runs after the last trick")
+        return ir.Trick(count or ir.Const(0, INT, "0"), leader, trump, tuple(follow), skip, then, t.span,
+                        after=after)
 
     def _must_exit(self, body: tuple[ir.Stmt, ...], span, what: str) -> None:
         if not _always_exits(body):

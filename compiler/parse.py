@@ -252,7 +252,7 @@ class _Builder:
         return S.Param("domain", str(name), type_name=str(spec.children[0]), span=sp)
 
     def trick(self, item: Tree) -> S.TrickDecl:
-        count = leader = trump = skip = then = None
+        count = leader = trump = skip = then = after = None
         follow = []
         for it in item.children:
             k = it.data
@@ -266,12 +266,14 @@ class _Builder:
                 skip = self.expr(it.children[0])
             elif k == "trick_then":
                 then = self.block(it.children[0])
+            elif k == "trick_after":
+                after = self.block(it.children[0])
             elif k == "trick_follow":
                 for r in it.children:
                     cond = r.children[0] if r.children else None
                     follow.append(S.FollowRule(r.data.split("_")[1], self.expr(cond) if cond is not None else None,
                                                self.sp(r)))
-        return S.TrickDecl(count, leader, trump, tuple(follow), skip, then, self.sp(item))
+        return S.TrickDecl(count, leader, trump, tuple(follow), skip, then, self.sp(item), after=after)
 
     def table(self, item: Tree) -> S.TableDecl:
         ov, name, *rows = item.children
@@ -432,6 +434,8 @@ class _Builder:
             return S.CardLit(self.expr(c[0]), self.expr(c[1]), sp)
         if k in ("q_any", "q_all", "q_sum", "q_count"):
             return S.Quant(k[2:], str(c[0]), self.expr(c[1]), self.expr(c[2]), sp)
+        if k == "q_next":
+            return S.NextPlayer(str(c[0]), self.expr(c[1]), self.expr(c[2]), sp)
         raise AssertionError(k)  # pragma: no cover
 
 

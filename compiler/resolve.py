@@ -190,6 +190,12 @@ class Scope:
             return ir.Call("card", (r, s), CARD, sp), CARD
         if isinstance(e, S.Quant):
             return self._quant(e, env)
+        if isinstance(e, S.NextPlayer):
+            after = self.check(e.after, env, PLAYER, "'next ... after'")
+            inner = dict(env)
+            inner[e.var] = PLAYER
+            cond = self.check(e.cond, inner, BOOL, "the condition of 'next'")
+            return ir.NextPlayer(e.var, after, cond, sp), PLAYER
         raise AssertionError(type(e))  # pragma: no cover
 
     def _rank_const(self, label: str, sp: Span) -> tuple[ir.Expr, Type]:

@@ -120,6 +120,15 @@ class Quant(Expr):
     span: Span = _span()
 
 
+@dataclass(frozen=True)
+class NextPlayer(Expr):
+    """``next(q after EXPR: COND)``: the first player clockwise after EXPR for whom COND holds."""
+    var: str
+    after: Expr
+    cond: Expr
+    span: Span = _span()
+
+
 # -- statements --------------------------------------------------------------
 @dataclass(frozen=True)
 class Stmt:
@@ -259,6 +268,7 @@ class TrickDecl:
     skip: Expr | None
     then: tuple[Stmt, ...] | None
     span: Span = _span()
+    after: tuple[Stmt, ...] | None = None  # ``after trick { ... }``: runs after every trick
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,8 @@ class ExprCompiler:
             return lambda st, env: fv(st, env) in {g(st, env) for g in items}
         if isinstance(e, ir.Quant):
             return self._quant(e)
+        if isinstance(e, ir.NextPlayer):
+            return self._next_player(e)
         raise TypeError(type(e))  # pragma: no cover
 
     def _builtin(self, name: str) -> Fn:
@@ -220,6 +222,26 @@ class ExprCompiler:
         if op == ">=":
             return lambda st, env: a(st, env) >= b(st, env)
         raise TypeError(op)  # pragma: no cover
+
+    def _next_player(self, e: ir.NextPlayer) -> Fn:
+        """The first seat clockwise after ``after`` (itself last) satisfying ``cond``; -1 (none) if none."""
+        after, cond = self(e.after), self(e.cond)
+        var = e.var
+        n = self.L.players
+        span = e.span
+
+        def f(st, env):
+            p = after(st, env)
+            if not 0 <= p < n:
+                raise RuleError(f"next({var} after ...): the start is {'none' if p < 0 else p}, not a player", span)
+            inner = dict(env)
+            for k in range(1, n + 1):
+                q = (p + k) % n
+                inner[var] = q
+                if cond(st, inner):
+                    return q
+            return -1
+        return f
 
     def _quant(self, e: ir.Quant) -> Fn:
         body = self(e.body)

@@ -67,6 +67,9 @@ def play_match(game: Game, bots: list, rng: random.Random, max_steps: int = MAX_
 
 @dataclass
 class Stats:
+    """Statistics of simulated matches.  ``sides`` (the game's partnerships, if any): a match whose
+    best result is shared by exactly the members of one side is a win for that side (``"side 0 2"``),
+    not a tie."""
     players: int
     matches: int = 0
     wins: Counter = field(default_factory=Counter)
@@ -76,14 +79,17 @@ class Stats:
     deal_vars: dict[str, Counter] = field(default_factory=dict)
     final_scores: list[list[int]] = field(default_factory=list)
     actions: int = 0
+    sides: tuple[tuple[int, ...], ...] = ()
 
     def add(self, result: MatchResult) -> None:
         self.matches += 1
         best = max(result.returns)
-        for p, r in enumerate(result.returns):
-            if r == best and list(result.returns).count(best) == 1:
-                self.wins[p] += 1
-        if list(result.returns).count(best) > 1:
+        winners = sorted(p for p, r in enumerate(result.returns) if r == best)
+        if len(winners) == 1:
+            self.wins[winners[0]] += 1
+        elif any(sorted(side) == winners for side in self.sides):
+            self.wins["side " + " ".join(str(p) for p in winners)] += 1
+        else:
             self.wins["tie"] += 1
         self.deals_per_match[len(result.deals)] += 1
         for d in result.deals:
@@ -116,7 +122,7 @@ class Stats:
 
 def simulate(game: Game, n: int, seed: int | None, bot_names: list[str], on_match=None) -> Stats:
     """Play ``n`` matches; match ``i`` uses seed ``(seed, i)`` so any match can be replayed alone."""
-    stats = Stats(game.players)
+    stats = Stats(game.players, sides=game.ir.sides)
     for i in range(n):
         rng = random.Random(f"{seed}:{i}")
         bots = [make_bot(bot_names[p % len(bot_names)], rng.randrange(2**32)) for p in range(game.players)]

@@ -23,6 +23,13 @@ from .game import CHANCE, TERMINAL, Game
 MAX_AUTO_STEPS = 100_000
 
 
+class _NextTrick(ir.Stmt):
+    """Internal statement (never in the IR): start the next trick once the `after trick` block has run."""
+
+
+_NEXT_TRICK = _NextTrick()
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal in the state it was applied to."""
 
@@ -277,17 +284,17 @@ class State:
         trump = self._trump(trick)
         led = so[self.trick_cards[0][1]]
         cands = list(hand)
-        free = False  # void in the suit led and not bound to trump: any card, no duty to head either
+        free = False  # void in the suit led and not obliged to trump: any card, no duty to head (AC)
         if "suit" in rules:
             same = [c for c in cands if so[c] == led]
             if same:
                 cands = same
-            elif "trump" in rules and trump >= 0:
-                trumps = [c for c in cands if so[c] == trump]
+            else:
+                trumps = [c for c in cands if so[c] == trump] if "trump" in rules and trump >= 0 else []
                 if trumps:
                     cands = trumps
-            else:
-                free = True
+                else:
+                    free = True
         elif "trump" in rules and trump >= 0 and not any(so[c] == led for c in cands):
             trumps = [c for c in cands if so[c] == trump]
             if trumps:
@@ -367,13 +374,17 @@ class State:
         self.trick_cards = []
         self.last_winner = winner
         count = g.compile(trick.count)(self, {})
-        if self.trick_number >= count:
-            self._push(trick.then, {})
-            return
+        # What follows the trick runs after the `after trick` block (pushed last, so it runs first).
+        self._push(trick.then if self.trick_number >= count else (_NEXT_TRICK,), {})
+        if trick.after:
+            self._push(trick.after, {})
+
+    def _next_trick(self) -> None:
+        """The winner of the trick just played leads the next one."""
         self.trick_number += 1
-        self.trick_leader = winner
-        self.to_play = winner
-        self.actor = winner
+        self.trick_leader = self.last_winner
+        self.to_play = self.last_winner
+        self.actor = self.last_winner
 
     def _active_players(self, trick: ir.Trick) -> list[int]:
         skip = self.game.compile(trick.skip)(self, {})
@@ -532,6 +543,8 @@ class State:
         elif isinstance(s, ir.EndDeal):
             self.frames.clear()
             self._end_deal()
+        elif isinstance(s, _NextTrick):
+            self._next_trick()
         elif isinstance(s, ir.Score):
             rows = [row for row in g.tables[s.table].rows if ev(row.guard)(self, env)]
             if self.on_score is not None:

@@ -1,0 +1,38 @@
+"""`atout play rules/solo_whist.atout`: a person bids and plays through a deal at the terminal
+(scripted input fed to atout.engine.terminal.play_terminal)."""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import atout
+from atout.engine.terminal import play_terminal
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_person_bids_and_plays_a_deal_of_solo_whist():
+    game = atout.load(str(ROOT / "rules" / "solo_whist.atout"))
+    out = io.StringIO()
+    answers = iter(["bid solp",       # a typo: refused, asked again
+                    "bid solo"])      # seat 1 is eldest: the first to speak, solo is legal
+    asked = []
+
+    def scripted(prompt: str) -> str:
+        asked.append(prompt)
+        if "-- deal 1 over" in out.getvalue():
+            return "quit"
+        return next(answers, "1")     # then the first legal action each time: pass, a card, ...
+
+    status = play_terminal(game, seat=1, bot="random", seed=5, input_fn=scripted, out=out)
+    text = out.getvalue()
+    assert status == 0
+    assert asked and all(p == "seat 1> " for p in asked)
+    assert "refused: 'bid solp' is not a legal action here" in text
+    assert "you: bid solo" in text
+    # the auction offered the ladder and the pass
+    assert "bid proposal" in text and "bid abondance_declaree" in text and ". pass" in text
+    # the human played cards to tricks: 13 of them
+    assert text.count("you: play ") == 13
+    assert "-- deal 1 over: " in text and "points this deal" in text
+    assert "bye (the match was left unfinished)" in text
