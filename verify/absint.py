@@ -319,6 +319,24 @@ class Abstraction:
             return self._call(e, w, env)
         if isinstance(e, ir.Quant):
             return self._quant(e, w, env)
+        if isinstance(e, ir.NextPlayer):
+            out = []
+            for start in self.eval(e.after, w, env):
+                if not isinstance(start, int) or start < 0:
+                    out.append(NONE)
+                    continue
+                decided = False
+                for k in range(1, self.n + 1):
+                    p = (start + k) % self.n
+                    vals = self.eval(e.cond, w, {**env, e.var: p})
+                    if True in vals:
+                        out.append(p)
+                    if vals == [True]:
+                        decided = True
+                        break
+                if not decided:
+                    out.append(NONE)
+            return _uniq(out)
         raise TypeError(type(e))  # pragma: no cover
 
     def _builtin(self, name: str, w: Work) -> list:

@@ -281,12 +281,26 @@ class Explorer:
                 st2.sizes[tz] = 0
                 st2.tracked = [taken if z == tz else z for z in st2.tracked]
                 st2.events.append(("trick_won", winner))
+                st2.trick = (tn, (), -1, leader, tuple(won2), winner)
+                after = A.run(t.after, st2, {}) if t.after else [(st2, None)]
+                for st2b, ex_after in after:
+                    if ex_after is not None:
+                        results.append((st2b, ex_after))
+                        continue
+                    results.extend(self._after_trick(st2b, t, tn, leader, tuple(won2), winner))
+        return results
+
+    def _after_trick(self, st2, t, tn, leader, won2, winner):
+        A = self.A
+        results = []
+        if True:
+            if True:
                 for st3, count in A._fork(st2, A.eval(t.count, st2, {})):
                     if not isinstance(count, Interval) and tn >= count:
-                        st3.trick = (tn, (), -1, leader, tuple(won2), winner)
+                        st3.trick = (tn, (), -1, leader, won2, winner)
                         results.extend(A.run(t.then, st3, {}))
                     else:
-                        st3.trick = (tn + 1, (), winner, winner, tuple(won2), winner)
+                        st3.trick = (tn + 1, (), winner, winner, won2, winner)
                         results.append((st3, "stay"))
         return results
 

@@ -22,7 +22,7 @@ def phase_graph(g: ir.Game) -> nx.DiGraph:
     for ph in g.phases:
         bodies = [a.body for a in ph.actions] + [ph.body]
         if ph.trick is not None:
-            bodies.append(ph.trick.then)
+            bodies += [ph.trick.then, ph.trick.after]
         for b in bodies:
             for s in walk(b):
                 if isinstance(s, ir.Goto):
@@ -95,6 +95,8 @@ def _children(e):
         return (e.value, *e.items)
     if isinstance(e, ir.Quant):
         return (e.body,) + ((e.domain,) if e.domain is not None else ())
+    if isinstance(e, ir.NextPlayer):
+        return (e.after, e.cond)
     return ()
 
 
@@ -136,7 +138,7 @@ class Liveness:
             if ph.trick is not None:
                 t = ph.trick
                 exprs += [t.count, t.leader, t.trump, t.skip] + [r.condition for r in t.follow]
-                bodies.append(t.then)
+                bodies += [t.then, t.after]
                 rz.update({"hand", "trick"})
             for b in bodies:
                 for s in walk(b):
@@ -193,7 +195,7 @@ class Liveness:
         out = set()
         for ph in self.g.phases:
             exprs = [a.guard for a in ph.actions]
-            for b in [a.body for a in ph.actions] + [ph.body] + ([ph.trick.then] if ph.trick else []):
+            for b in [a.body for a in ph.actions] + [ph.body] + ([ph.trick.then, ph.trick.after] if ph.trick else []):
                 for s in walk(b):
                     exprs.extend(exprs_of_stmt(s))
             for e in exprs:
@@ -228,7 +230,7 @@ def card_literals(g: ir.Game) -> list[tuple[ir.Expr, ir.Expr]]:
             for e in exprs_of_stmt(s):
                 visit(e)
         if ph.trick is not None:
-            for s in walk(ph.trick.then):
+            for s in walk(ph.trick.then + ph.trick.after):
                 for e in exprs_of_stmt(s):
                     visit(e)
     for t in g.tables:
