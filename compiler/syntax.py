@@ -190,6 +190,7 @@ class For(Stmt):
 class Goto(Stmt):
     phase: str
     span: Span = _span()
+    phase_span: Span = _span()
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,7 @@ class EndDeal(Stmt):
 class Score(Stmt):
     table: str
     span: Span = _span()
+    table_span: Span = _span()
 
 
 @dataclass(frozen=True)
@@ -217,6 +219,7 @@ class TypeRef:
     low: int | None = None
     high: int | None = None
     span: Span = _span()
+    range_span: Span = _span()  # the ``low..high`` part of an int type
 
 
 @dataclass(frozen=True)
@@ -399,3 +402,4 @@ class RuleFile:
     span: Span = _span()
     extends_span: Span = _span()
     players_span: Span = _span()
+    game_span: Span = _span()  # the game's name in ``game NAME``
