@@ -94,11 +94,13 @@ class _Lowering:
         if not d.suits or not d.ranks:
             self.rep.error("E101", "a deck needs 'suits' and 'ranks'", d.span, "e.g. suits spades hearts ... "
                                                                               "ranks K Q J A 10 9 8 7")
-        for cname, members in d.colors:
-            for m in members:
+        for i, (cname, members) in enumerate(d.colors):
+            spans = d.color_spans[i] if i < len(d.color_spans) else ()
+            for j, m in enumerate(members):
                 if m not in d.suits:
-                    self.rep.error("E106", f"unknown suit '{m}' in colour '{cname}'", d.span,
-                                   did_you_mean(m, d.suits))
+                    self.rep.error("E106", f"unknown suit '{m}' in colour '{cname}'",
+                                   spans[j] if j < len(spans) else d.span,
+                                   did_you_mean(m, d.suits) or f"this deck's suits are {' '.join(d.suits)}")
         return ir.Deck(d.suits, d.ranks, d.colors, d.span)
 
     def _sides(self, players: int) -> tuple[tuple[int, ...], ...]:
@@ -223,10 +225,14 @@ class _Lowering:
         for t in self.rf.tables:
             if self._declare(self.seen, t.name, t.name_span, "a table"):
                 scope.tables.add(t.name)
-        for s in self.rf.deck.suits if self.rf.deck else ():
+        deck = self.rf.deck
+        for i, s in enumerate(deck.suits if deck else ()):
             for other in (scope.options, scope.zones, scope.vars, scope.enum_values):
                 if s in other:
-                    self.rep.error("E102", f"'{s}' is both a suit and another name", self.rf.deck.span)
+                    what = self.seen.get(s, ("an enum value", None))[0]
+                    self.rep.error("E102", f"'{s}' is both a suit and another name",
+                                   deck.suit_spans[i] if i < len(deck.suit_spans) else deck.span,
+                                   f"'{s}' is also declared as {what}; rename one of them")
 
     # -- phases ------------------------------------------------------------------
     def _phases(self, scope: Scope) -> tuple[ir.Phase, ...]:
@@ -408,6 +414,10 @@ class _Lowering:
                     p.target not in scope.phases:
                 self.rep.error("E109", f"unknown phase '{p.target}'", p.target_span, did_you_mean(p.target,
                                                                                                  scope.phases))
+            elif p.target is not None and p.target in p.phases:
+                self.rep.error("E119", f"property '{p.name}' reaches '{p.target}', one of its own phases",
+                               p.target_span, "the phases are those to leave and the target lies outside them, "
+                                              "e.g. can_end {declare, answer} reach play")
             if p.kind == "complete" and p.target not in scope.tables:
                 self.rep.error("E117", f"unknown scoring table '{p.target}'", p.target_span,
                                did_you_mean(p.target or "", scope.tables))

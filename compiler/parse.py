@@ -94,7 +94,37 @@ def parse_text(text: str, path: str) -> S.RuleFile:
         tree = parser().parse(text)
     except UnexpectedInput as exc:
         raise CompileError([_syntax_diagnostic(exc, text, path)], {path: text}) from None
-    return _Builder(path).rule_file(tree)
+    deep = _too_deep(tree)
+    if deep is not None:
+        at = _span_of(path, deep.meta)
+        at = Span(path, at.line, at.col, at.line, at.col + 1)
+        raise CompileError([Diagnostic("E004", f"nesting deeper than {MAX_DEPTH} levels", at,
+                                       "split the expression or the blocks; use a variable or a table row")],
+                           {path: text})
+    try:
+        return _Builder(path).rule_file(tree)
+    except _BadString as exc:
+        raise CompileError([exc.diagnostic], {path: text}) from None
+
+
+#: How deeply expressions and blocks may nest (the later passes recurse once per level).
+MAX_DEPTH = 100
+
+
+def _too_deep(tree: Tree) -> Tree | None:
+    """The first subtree nested more than MAX_DEPTH levels down (walked without recursion), or None."""
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return node
+        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
+    return None
+
+
+class _BadString(Exception):
+    def __init__(self, diagnostic: Diagnostic):
+        self.diagnostic = diagnostic
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
@@ -222,9 +252,9 @@ class _Builder:
             if k == "game_decl":
                 game = str(item.children[0])
                 game_span = self.sp(item.children[0])
-                title = _unquote(item.children[1]) if item.children[1] is not None else None
+                title = _unquote(item.children[1], self.path) if item.children[1] is not None else None
             elif k == "extends_decl":
-                extends = _unquote(item.children[0])
+                extends = _unquote(item.children[0], self.path)
                 extends_span = self.sp(item.children[0])
             elif k == "players_decl":
                 players = int(item.children[0])
@@ -276,6 +306,7 @@ class _Builder:
         suits: tuple = ()
         ranks: tuple = ()
         colors = []
+        color_spans = []
         rank_spans: tuple = ()
         suit_spans: tuple = ()
         for part in item.children:
@@ -288,7 +319,8 @@ class _Builder:
             elif part.data == "colors_decl":
                 for g in part.children:
                     colors.append((str(g.children[0]), tuple(str(t) for t in g.children[1:])))
-        return S.DeckDecl(suits, ranks, tuple(colors), self.sp(item), rank_spans, suit_spans)
+                    color_spans.append(tuple(self.sp(t) for t in g.children[1:]))
+        return S.DeckDecl(suits, ranks, tuple(colors), self.sp(item), rank_spans, suit_spans, tuple(color_spans))
 
     def type_ref(self, node: Tree) -> S.TypeRef:
         if node.data == "int_type":
@@ -366,7 +398,7 @@ class _Builder:
     def action(self, item: Tree) -> S.ActionDecl:
         ov, name, param, label, guard, body = item.children
         return S.ActionDecl(
-            str(name), _unquote(label) if label is not None else None,
+            str(name), _unquote(label, self.path) if label is not None else None,
             self.param(param) if param is not None else None,
             self.expr(guard.children[0]) if guard is not None else None,
             self.block(body), ov is not None, self.sp(item), self.sp(name))
@@ -565,6 +597,28 @@ class _Builder:
         raise AssertionError(k)  # pragma: no cover
 
 
-def _unquote(tok) -> str:
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
+
+
+def _unquote(tok: Token, path: str) -> str:
+    """The text of a STRING token; escapes are \\" \\\\ \\n \\t (others raise _BadString, E002)."""
     s = str(tok)[1:-1]
-    return s.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8") if "\\" in s else s
+    if "\\" not in s:
+        return s
+    out = []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            nxt = s[i + 1]  # the STRING terminal never ends on a lone backslash
+            if nxt not in _ESCAPES:
+                col = (tok.column or 1) + 1 + i
+                raise _BadString(Diagnostic("E002", f"unknown escape '\\{nxt}' in a string",
+                                            Span(path, tok.line or 1, col, tok.line or 1, col + 2),
+                                            'strings know the escapes \\" \\\\ \\n and \\t'))
+            out.append(_ESCAPES[nxt])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)

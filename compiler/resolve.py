@@ -189,6 +189,11 @@ class Scope:
             a, ta = self._expr(e.then, env, want)
             b, tb = self._expr(e.orelse, env, want if ta in (ANY, ERROR) else ta)
             t = ta if ta not in (ANY, ERROR) else tb
+            if t.kind in ("zone", "zones", "array"):
+                self.rep.error("E104", "'if ... then ... else' chooses between values, not zones or "
+                                       "per-player variables", sp,
+                               "put the 'if' around the statement, or index inside: if c then a[p] else b[p]")
+                return self._err()
             self.expect(b, tb, t, e.orelse.span, "'else'")
             return ir.Cond(test, a, b, t, sp), t
         if isinstance(e, S.InRange):
@@ -207,6 +212,14 @@ class Scope:
         if isinstance(e, S.CardLit):
             r = self.check(e.rank, env, RANK, "the rank of a card")
             s = self.check(e.suit, env, SUIT, "the suit of a card")
+            if isinstance(r, ir.Const) and r.value == ir.NONE and r.type == RANK:
+                self.rep.error("E105", "a card needs a rank, not 'none'", e.rank.span,
+                               f"this deck's ranks are {' '.join(self.deck.ranks)}")
+                return self._err()
+            if isinstance(s, ir.Const) and s.value == ir.NONE and s.type == SUIT:
+                self.rep.error("E106", "a card needs a suit, not 'none'", e.suit.span,
+                               f"this deck's suits are {' '.join(self.deck.suits)}")
+                return self._err()
             if isinstance(r, ir.Const) and isinstance(s, ir.Const) and r.type == RANK and s.type == SUIT:
                 n = len(self.deck.ranks)
                 card = s.value * n + (n - 1 - r.value)
@@ -297,7 +310,9 @@ class Scope:
                                e.index.span)
             if per == "side" and ti.kind == "player":
                 idx = ir.Call("side", (idx,), INT, e.index.span)
-            assert isinstance(base, ir.VarRef)
+            if not isinstance(base, ir.VarRef):  # pragma: no cover - only variables have array types
+                self.rep.error("E112", "only a variable or a zone can be indexed", e.span)
+                return self._err()
             return ir.Index(base, idx, e.span), base.type
         self.rep.error("E112", f"cannot index a value of type {tb}", e.span,
                        "only per-player zones and per-player or per-side variables take [index]")

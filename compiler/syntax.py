@@ -287,6 +287,7 @@ class DeckDecl:
     span: Span = _span()
     rank_spans: tuple[Span, ...] = field(default=(), compare=False)
     suit_spans: tuple[Span, ...] = field(default=(), compare=False)
+    color_spans: tuple[tuple[Span, ...], ...] = field(default=(), compare=False)  # one per member, per colour
 
 
 @dataclass(frozen=True)
