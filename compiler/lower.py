@@ -263,6 +263,10 @@ class _Lowering:
             if p.actor is not None:
                 rep.error("E115", f"phase '{p.name}' plays tricks, so its actor is the player to play",
                           p.actor.span, "remove 'actor'")
+            hand = scope.zones.get("hand")
+            if hand is None or not hand.per_player:
+                rep.error("E115", f"phase '{p.name}' plays tricks from each player's 'hand', and there is no "
+                                  "per-player zone 'hand'", p.trick.span, "declare zone hand: per player, private")
             trick = self._trick(scope, p)
             actions = self._actions(scope, p, trick_phase=True)
             return ir.Phase(p.name, "trick", None, actions, (), trick, p.span)
