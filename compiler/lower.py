@@ -12,7 +12,7 @@ from . import ir
 from . import syntax as S
 from .diagnostics import Reporter, did_you_mean
 from .ir import BOOL, CARD, INT, PLAYER, SUIT, Type
-from .resolve import ERROR, Scope
+from .resolve import BUILTINS, ERROR, Scope
 from .span import NO_SPAN
 
 TRICK_ZONE = "trick"
@@ -113,6 +113,11 @@ class _Lowering:
         return sides
 
     def _declare(self, seen: dict, name: str, span, what: str) -> bool:
+        if what in ("an option", "a zone", "a variable") and self._builtin_clash(name, span):
+            return False
+        if what == "an enum" and name in ("int", "bool", "player", "suit", "card", "rank"):
+            self.rep.error("E102", f"'{name}' is a built-in type", span, "choose another name for the enum")
+            return False
         if name in seen:
             first_what, first_span = seen[name]
             where = f" on line {first_span.line}" if first_span.path == span.path and first_span.line else ""
@@ -122,6 +127,14 @@ class _Lowering:
         seen[name] = (what, span)
         return True
 
+    def _builtin_clash(self, name: str, span) -> bool:
+        """E102 when a declared name would hide a built-in name (dealer, actor, players, ...)."""
+        if name in BUILTINS or name == "players":
+            meaning = BUILTINS[name][1] if name in BUILTINS else "every player, as a quantifier domain"
+            self.rep.error("E102", f"'{name}' is a built-in name ({meaning})", span, "choose another name")
+            return True
+        return False
+
     def _enums(self, scope: Scope) -> None:
         self.seen: dict[str, tuple[str, ir.Span]] = {}
         for e in self.rf.enums:
@@ -129,6 +142,7 @@ class _Lowering:
                 continue
             scope.enums[e.name] = ir.Enum(e.name, e.values, e.span)
             for i, v in enumerate(e.values):
+                self._builtin_clash(v, e.span)
                 if v in scope.enum_values:
                     self.rep.error("E102", f"duplicate enum value '{v}'", e.span)
                 scope.enum_values[v] = (e.name, i)
@@ -311,6 +325,7 @@ class _Lowering:
         return tuple(out)
 
     def _param(self, scope: Scope, p: S.Param, env) -> ir.Param | None:
+        self._builtin_clash(p.name, p.span)
         if p.kind == "card":
             z = scope.zone_expr(p.zone, env, "a card parameter")
             return ir.Param("card", p.name, CARD, zone=z, span=p.span)
