@@ -2,8 +2,9 @@
 
 ``parse_text(text, path)`` returns a :class:`~atout.compiler.syntax.RuleFile`
 or raises :class:`~atout.compiler.diagnostics.CompileError` with a syntax
-diagnostic (E001 unexpected token, E002 unexpected character, E003
-unexpected end of file) pointing at the offending token.
+diagnostic (E001 unexpected token or a reserved word used as a name, E002
+unexpected character or unknown string escape, E003 unexpected end of file,
+E004 nesting too deep) pointing at the offending token.
 """
 from __future__ import annotations
 
@@ -88,7 +89,7 @@ def _span_of(path: str, meta_or_token) -> Span:
 def parse_text(text: str, path: str) -> S.RuleFile:
     """Parse rule-file ``text`` (read from ``path``, used in spans) into an AST.
 
-    Raises CompileError with one syntax diagnostic (E001, E002, E003) at the first error.
+    Raises CompileError with one syntax diagnostic (E001-E004) at the first error.
     """
     try:
         tree = parser().parse(text)

@@ -406,9 +406,12 @@ class Scope:
         b, tb = self._expr(e.right, env, ta if ta not in (ERROR, ANY) else None)
         if ta in (ANY,) and tb not in (ANY, ERROR):
             a, ta = self._expr(e.left, env, tb)
-        if ta.kind in ("zone", "zones", "array") or tb.kind in ("zone", "zones", "array"):
-            self.rep.error("E104", f"cannot compare {ta} with {tb}", e.span,
-                           "compare size(zone), or index the variable")
+        for x, t, sub in ((a, ta, e.left), (b, tb, e.right)):
+            if t.kind in ("zones", "array"):
+                self.need_index(x, t, sub.span)
+                return self._err()
+        if ta.kind == "zone" or tb.kind == "zone":
+            self.rep.error("E104", f"cannot compare {ta} with {tb}", e.span, "compare size(zone) or top(zone)")
             return self._err()
         if not _compatible(ta, tb) and not _compatible(tb, ta):
             self.rep.error("E104", f"type mismatch in '{op}': {ta} and {tb}", e.span)
@@ -526,7 +529,9 @@ class Scope:
                     idx = ir.Call("side", (idx,), INT, s.index.span)
         elif s.index is not None:
             self.rep.error("E112", f"'{n}' is a single value and takes no index", s.index.span)
-        if s.op != "=" and t.kind != "int":
+        if s.op != "=" and t.kind not in ("int", "error"):
             self.rep.error("E104", f"'{s.op}' needs an int variable; '{n}' is {t}", s.span)
+            self._expr(s.value, env, None)
+            return None
         value = self.check(s.value, env, t, f"the assignment to '{n}'")
         return ir.Assign(n, idx, s.op, value, s.span)
