@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = {
     "ecarte": (ROOT / "rules" / "ecarte.atout").read_text(encoding="utf-8"),
     "tiny": (ROOT / "tests" / "diagnostics" / "base" / "tiny.atout").read_text(encoding="utf-8"),
+    "nap": (ROOT / "docs" / "examples" / "nap.atout").read_text(encoding="utf-8"),
 }
 _TOKEN = re.compile(r'\s+|#[^\n]*|"(?:[^"\\\n]|\\.)*"|[A-Za-z_]\w*|\d+|\.\.|[=!<>]=|\+=|-=|=>|\S')
 _EXTRA = ["(", ")", "[", "]", "{", "}", ",", ":", "-", "..", "0", "7", "99999999999999999999", '"\\q"',
