@@ -114,12 +114,15 @@ def test_reference_lists_every_error_code_and_keyword():
     assert block.split() == keywords()
 
 
-def test_examples_play(tmp_path):
+def test_examples_play():
     # The example games are not only well-formed: bots play them to the end without a rule error.
-    for name in ("skeleton", "skeleton_to_seven", "nap"):
-        game = Game(compile_file(str(ROOT / "docs" / "examples" / f"{name}.atout")))
-        stats = simulate(game, 5, 1, ["random"], None)
-        assert stats.as_json()["matches"] == 5
+    games = [compile_file(str(ROOT / "docs" / "examples" / f"{name}.atout"))
+             for name in ("skeleton", "skeleton_to_seven", "nap")]
+    games += [compile_text(body, f"docs/language.md:{line}") for kind, _, body, line, _ in ATOUT if kind == "complete"]
+    assert len(games) == 5
+    for game in games:
+        stats = simulate(Game(game), 5, 1, ["random"], None)
+        assert stats.as_json()["matches"] == 5, game.name
 
 
 def test_documented_action_ids():
