@@ -164,8 +164,10 @@ def _reserved_name_before(text: str, pos: int) -> tuple[Token, int] | None:
     if tok is None or tok.type == "NAME" or not str(tok).isidentifier():
         return None
     word = str(tok)
-    decl = re.search(r"\b(?:var|option|zone|enum|table|phase|action)\s+" + word + r"\b|\(\s*" + word + r"\s*:",
-                     text)
+    # Only names that appear in expressions and statements: variables, options, zones, parameters, loop and
+    # quantifier variables (a phase or table may be called 'deal': it is never written where 'deal' starts).
+    decl = re.search(r"\b(?:var|option|zone)\s+" + word + r"\b|\bfor\s+" + word + r"\b|\(\s*" + word
+                     + r"\s*(?::|in\b)", text)
     if decl is None:
         return None
     return tok, _line_col(text, decl.start())[0]

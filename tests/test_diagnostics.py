@@ -138,3 +138,23 @@ def test_real_process_exit_status_and_no_traceback(name):
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr == (FIXTURES / f"{name}.expected").read_text(encoding="utf-8")
+
+
+def test_reserved_word_hint_only_for_declared_variables(tmp_path):
+    # 'deal' is a keyword and, in the fixture game, a phase name: a syntax error after the keyword 'deal'
+    # is an ordinary one, not "'deal' cannot name a variable" (phases never appear in expressions).
+    text = (FIXTURES / "base" / "tiny.atout").read_text(encoding="utf-8").replace("    goto declare", "    deal = 1")
+    path = tmp_path / "t.atout"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CompileError) as info:
+        compile_file(str(path))
+    [d] = info.value.diagnostics
+    assert (d.code, d.message, d.span.line, d.span.col) == ("E001", "unexpected '='", 16, 10)
+    # Declared as a variable, the same word gets the reserved-word diagnostic at the word itself.
+    path.write_text(text.replace("match var points", "deal var deal: int = 0\nmatch var points"), encoding="utf-8")
+    with pytest.raises(CompileError) as info:
+        compile_file(str(path))
+    [d] = info.value.diagnostics
+    assert (d.code, d.span.line, d.span.col) == ("E001", 17, 5)
+    assert d.message == "'deal' is a reserved word and cannot name a variable"
+    assert d.hint.startswith("rename the variable 'deal' declared on line 10")
