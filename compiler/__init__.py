@@ -16,7 +16,7 @@ from . import ir
 from .diagnostics import CompileError, Diagnostic, Reporter
 from .parse import parse_text
 from .span import Span
-from .variants import merge
+from .variants import merge, not_a_variant
 from .lower import lower
 
 __all__ = ["compile_file", "compile_text", "load_rule_file", "CompileError", "ir"]
@@ -24,25 +24,61 @@ __all__ = ["compile_file", "compile_text", "load_rule_file", "CompileError", "ir
 MAX_EXTENDS_DEPTH = 8
 
 
+def _read_error(path: str, exc: Exception) -> tuple[str, str]:
+    """(reason, hint) for a rule file that cannot be read."""
+    if isinstance(exc, UnicodeDecodeError) and exc.reason == "NUL byte":
+        return (f"not a text file (a NUL byte at offset {exc.start})", "rule files are UTF-8 text; is this the "
+                                                                       "right file?")
+    if isinstance(exc, UnicodeDecodeError):
+        return (f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})",
+                "rule files are UTF-8 text; is this the right file?")
+    if isinstance(exc, IsADirectoryError):
+        try:
+            found = sorted(f for f in os.listdir(path) if f.endswith(".atout"))
+        except OSError:
+            found = []
+        listed = f" ({', '.join(found[:5])}{', ...' if len(found) > 5 else ''})" if found else ""
+        return "it is a directory", f"give the path of one rule file{listed}"
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    if isinstance(exc, PermissionError):
+        return reason, "check the file's permissions"
+    return reason, "check the path; rule files end in .atout"
+
+
 def load_rule_file(path: str, sources: dict[str, str], depth: int = 0, rep: Reporter | None = None,
                    from_span: Span | None = None):
-    """Read and parse ``path``, resolving ``extends`` relative to its folder; returns the merged AST."""
+    """Read and parse ``path``, resolving ``extends`` relative to its folder; returns the merged AST.
+
+    Raises CompileError (E120 unreadable file, E001-E003 syntax, E118 bad variant); other diagnostics
+    of a file that extends nothing (a misplaced ``remove`` or ``override``) go to ``rep``.
+    """
     rep = rep if rep is not None else Reporter()
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        with open(path, "rb") as fh:
+            data = fh.read()
+        if b"\x00" in data:
+            raise UnicodeDecodeError("utf-8", data, data.index(b"\x00"), data.index(b"\x00") + 1, "NUL byte")
+        text = data.decode("utf-8").replace("\r\n", "\n")
     except (OSError, UnicodeDecodeError) as exc:
         span = from_span or Span(path, 1, 1, 1, 2)
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise CompileError([Diagnostic("E120", f"cannot read rule file '{path}': {reason}", span,
-                                       "check the path; rule files end in .atout")], sources) from None
+        reason, hint = _read_error(path, exc)
+        if from_span is not None and isinstance(exc, FileNotFoundError):
+            hint = "the path after 'extends' is relative to the folder of this file"
+        raise CompileError([Diagnostic("E120", f"cannot read rule file '{path}': {reason}", span, hint)],
+                           sources) from None
     sources[path] = text
     rf = parse_text(text, path)
     if rf.extends is None:
+        not_a_variant(rf, rep)
         return rf
-    if depth >= MAX_EXTENDS_DEPTH:
-        raise CompileError([Diagnostic("E118", "'extends' chain too deep (a cycle?)", rf.extends_span)], sources)
     base_path = os.path.normpath(os.path.join(os.path.dirname(path), rf.extends))
+    if base_path in sources or os.path.normpath(path) == base_path:
+        raise CompileError([Diagnostic("E118", f"'extends' cycle: '{base_path}' extends itself, directly or "
+                                               "through its bases", rf.extends_span,
+                                       "a variant extends a base game that does not extend it back")], sources)
+    if depth >= MAX_EXTENDS_DEPTH:
+        raise CompileError([Diagnostic("E118", f"'extends' chain deeper than {MAX_EXTENDS_DEPTH} files",
+                                       rf.extends_span)], sources)
     base = load_rule_file(base_path, sources, depth + 1, rep, rf.extends_span)
     merged = merge(base, rf, rep)
     if rep:
@@ -56,8 +92,8 @@ def compile_file(path: str) -> ir.Game:
     Raises CompileError with every diagnostic when the file has mistakes.
     """
     sources: dict[str, str] = {}
-    rf = load_rule_file(path, sources)
     rep = Reporter()
+    rf = load_rule_file(path, sources, rep=rep)
     game = lower(rf, rep)
     if rep or game is None:
         raise CompileError(rep.diagnostics, sources)
@@ -72,6 +108,7 @@ def compile_text(text: str, path: str = "<string>") -> ir.Game:
         raise CompileError([Diagnostic("E118", "'extends' needs a file on disk; use compile_file",
                                        rf.extends_span)], sources)
     rep = Reporter()
+    not_a_variant(rf, rep)
     game = lower(rf, rep)
     if rep or game is None:
         raise CompileError(rep.diagnostics, sources)

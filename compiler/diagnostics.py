@@ -25,6 +25,7 @@ CODES: dict[str, str] = {
     "E001": "syntax error: unexpected token",
     "E002": "syntax error: unexpected character",
     "E003": "syntax error: unexpected end of file",
+    "E004": "syntax error: nesting too deep",
     "E101": "missing declaration (game, players, deck, match)",
     "E102": "duplicate name",
     "E103": "unknown name",
@@ -48,6 +49,10 @@ CODES: dict[str, str] = {
 }
 
 
+#: Source lines longer than this are shown as a window around the span.
+MAX_SHOWN = 120
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     code: str
@@ -66,10 +71,17 @@ class Diagnostic:
             if s.line <= len(src_lines):
                 text = src_lines[s.line - 1].rstrip("\n").replace("\t", " ")
                 gutter = f"{s.line:>4} | "
-                lines.append(gutter + text)
                 end = s.end_col if s.end_line == s.line and s.end_col > s.col else len(text) + 1
                 width = max(1, min(end, len(text) + 1) - s.col)
-                lines.append(" " * (len(gutter) - 2) + "| " + " " * (s.col - 1) + "^" * width)
+                col = s.col
+                if len(text) > MAX_SHOWN:  # a very long line: show a window around the span
+                    start = max(0, min(col - 1 - MAX_SHOWN // 3, len(text) - MAX_SHOWN))
+                    shown = text[start:start + MAX_SHOWN]
+                    text = ("..." if start > 0 else "") + shown + ("..." if start + MAX_SHOWN < len(text) else "")
+                    col = col - start + (3 if start > 0 else 0)
+                    width = max(1, min(width, MAX_SHOWN - (col - 1)))
+                lines.append(gutter + text)
+                lines.append(" " * (len(gutter) - 2) + "| " + " " * (col - 1) + "^" * width)
         if self.hint:
             lines.append(f"hint: {self.hint}")
         return "\n".join(lines)

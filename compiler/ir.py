@@ -475,7 +475,8 @@ def dump(node, indent: int = 0) -> str:
 
 def _atom(v) -> str | None:
     if isinstance(v, Const):
-        return f"{v.text or v.value}:{v.type}"
+        t = str(v.type)
+        return f"{v.text or v.value}:{f'({t})' if ' ' in t else t}"  # 5:(int in 1..99), not 5:int in 1..99
     if isinstance(v, Type):
         return str(v)
     if isinstance(v, (VarRef, Local, Builtin)):

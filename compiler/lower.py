@@ -12,7 +12,7 @@ from . import ir
 from . import syntax as S
 from .diagnostics import Reporter, did_you_mean
 from .ir import BOOL, CARD, INT, PLAYER, SUIT, Type
-from .resolve import ERROR, Scope
+from .resolve import BUILTINS, ERROR, Scope
 from .span import NO_SPAN
 
 TRICK_ZONE = "trick"
@@ -34,15 +34,27 @@ class _Lowering:
     def run(self) -> ir.Game | None:
         rf, rep = self.rf, self.rep
         file_span = ir.Span(rf.path, 1, 1, 1, 2)
+        if (rf.game, rf.players, rf.deck, rf.match, rf.extends) == (None,) * 5 and not (
+                rf.options or rf.enums or rf.zones or rf.vars or rf.phases or rf.tables or rf.properties
+                or rf.removes or rf.misplaced):
+            rep.error("E101", "the file declares nothing", file_span,
+                      "a rule file declares at least: game NAME \"Title\", players N, deck { suits ... ranks ... }, "
+                      "phases and match { ... } (docs/language.md)")
+            return None
+        game_span = rf.game_span if rf.game is not None else file_span
+        game_name = f"game '{rf.game}'" if rf.game is not None else "a game"
         if rf.game is None:
             rep.error("E101", "missing 'game NAME \"Title\"' declaration", file_span,
                       "start the file with e.g. game ecarte \"Écarté\"")
         if rf.players is None:
-            rep.error("E101", "missing 'players N' declaration", file_span, "e.g. players 2")
+            rep.error("E101", "missing 'players N' declaration", game_span, f"{game_name} needs e.g. players 2")
         if rf.deck is None:
-            rep.error("E101", "missing 'deck { suits ... ranks ... }' declaration", file_span)
+            rep.error("E101", "missing 'deck { suits ... ranks ... }' declaration", game_span,
+                      f"{game_name} needs e.g. deck {{ suits spades hearts diamonds clubs  ranks K Q J A 10 9 8 7 }}")
         if rf.match is None:
-            rep.error("E101", "missing 'match { ... }' declaration", file_span)
+            rep.error("E101", "missing 'match { ... }' declaration", game_span,
+                      f"{game_name} needs a match block: match {{ start PHASE  ends when CONDITION  "
+                      "returns(p) = EXPR }")
         for m in rf.misplaced:
             where = "inside a phase" if m.what != "actor" else "inside a phase"
             rep.error("E110", f"'{m.what}' is only allowed {where}", m.span,
@@ -82,11 +94,13 @@ class _Lowering:
         if not d.suits or not d.ranks:
             self.rep.error("E101", "a deck needs 'suits' and 'ranks'", d.span, "e.g. suits spades hearts ... "
                                                                               "ranks K Q J A 10 9 8 7")
-        for cname, members in d.colors:
-            for m in members:
+        for i, (cname, members) in enumerate(d.colors):
+            spans = d.color_spans[i] if i < len(d.color_spans) else ()
+            for j, m in enumerate(members):
                 if m not in d.suits:
-                    self.rep.error("E106", f"unknown suit '{m}' in colour '{cname}'", d.span,
-                                   did_you_mean(m, d.suits))
+                    self.rep.error("E106", f"unknown suit '{m}' in colour '{cname}'",
+                                   spans[j] if j < len(spans) else d.span,
+                                   did_you_mean(m, d.suits) or f"this deck's suits are {' '.join(d.suits)}")
         return ir.Deck(d.suits, d.ranks, d.colors, d.span)
 
     def _sides(self, players: int) -> tuple[tuple[int, ...], ...]:
@@ -99,19 +113,36 @@ class _Lowering:
         return sides
 
     def _declare(self, seen: dict, name: str, span, what: str) -> bool:
-        if name in seen:
-            self.rep.error("E102", f"duplicate name '{name}'", span, f"'{name}' is already declared as {seen[name]}")
+        if what in ("an option", "a zone", "a variable") and self._builtin_clash(name, span):
             return False
-        seen[name] = what
+        if what == "an enum" and name in ("int", "bool", "player", "suit", "card", "rank"):
+            self.rep.error("E102", f"'{name}' is a built-in type", span, "choose another name for the enum")
+            return False
+        if name in seen:
+            first_what, first_span = seen[name]
+            where = f" on line {first_span.line}" if first_span.path == span.path and first_span.line else ""
+            self.rep.error("E102", f"duplicate name '{name}'", span, f"'{name}' is already declared as {first_what}"
+                                                                    f"{where}")
+            return False
+        seen[name] = (what, span)
         return True
 
+    def _builtin_clash(self, name: str, span) -> bool:
+        """E102 when a declared name would hide a built-in name (dealer, actor, players, ...)."""
+        if name in BUILTINS or name == "players":
+            meaning = BUILTINS[name][1] if name in BUILTINS else "every player, as a quantifier domain"
+            self.rep.error("E102", f"'{name}' is a built-in name ({meaning})", span, "choose another name")
+            return True
+        return False
+
     def _enums(self, scope: Scope) -> None:
-        self.seen: dict[str, str] = {}
+        self.seen: dict[str, tuple[str, ir.Span]] = {}
         for e in self.rf.enums:
             if not self._declare(self.seen, e.name, e.name_span, "an enum"):
                 continue
             scope.enums[e.name] = ir.Enum(e.name, e.values, e.span)
             for i, v in enumerate(e.values):
+                self._builtin_clash(v, e.span)
                 if v in scope.enum_values:
                     self.rep.error("E102", f"duplicate enum value '{v}'", e.span)
                 scope.enum_values[v] = (e.name, i)
@@ -126,7 +157,8 @@ class _Lowering:
             if t != ERROR and not isinstance(v, ir.Const):
                 self.rep.error("E104", f"option '{o.name}' must be a constant", o.value.span)
                 continue
-            if isinstance(v, ir.Const) and t.kind == "int" and t.low is not None and not t.low <= v.value <= t.high:
+            if isinstance(v, ir.Const) and t.kind == "int" and t.low is not None and t.low <= t.high and \
+                    not t.low <= v.value <= t.high:
                 self.rep.error("E114", f"option '{o.name}' = {v.value} is outside {t.low}..{t.high}", o.value.span)
             if isinstance(v, ir.Const):
                 opt = ir.Option(o.name, t, v.value, v.text, o.span)
@@ -155,7 +187,8 @@ class _Lowering:
                 self.rep.error("E116", f"zones are 'per player', not 'per {z.per}'", z.span)
                 continue
             if vis == "private" and z.per is None:
-                self.rep.error("E116", f"zone '{z.name}' is private but has no owner", z.span,
+                at = next((sp for a, sp in z.attr_spans if a == "private"), z.span)
+                self.rep.error("E116", f"zone '{z.name}' is private but has no owner", at,
                                "add 'per player' or make it hidden or public")
                 continue
             if z.home:
@@ -191,7 +224,7 @@ class _Lowering:
                 init = scope.check(v.init, {}, t, f"the initial value of '{v.name}'")
             else:
                 init = _default(t)
-            if t.kind == "int" and t.low is not None and isinstance(init, ir.Const) and \
+            if t.kind == "int" and t.low is not None and isinstance(init, ir.Const) and t.low <= t.high and \
                     not t.low <= init.value <= t.high:
                 self.rep.error("E114", f"initial value {init.value} of '{v.name}' is outside {t.low}..{t.high}",
                                v.init.span if v.init is not None else v.span)
@@ -206,10 +239,14 @@ class _Lowering:
         for t in self.rf.tables:
             if self._declare(self.seen, t.name, t.name_span, "a table"):
                 scope.tables.add(t.name)
-        for s in self.rf.deck.suits if self.rf.deck else ():
+        deck = self.rf.deck
+        for i, s in enumerate(deck.suits if deck else ()):
             for other in (scope.options, scope.zones, scope.vars, scope.enum_values):
                 if s in other:
-                    self.rep.error("E102", f"'{s}' is both a suit and another name", self.rf.deck.span)
+                    what = self.seen.get(s, ("an enum value", None))[0]
+                    self.rep.error("E102", f"'{s}' is both a suit and another name",
+                                   deck.suit_spans[i] if i < len(deck.suit_spans) else deck.span,
+                                   f"'{s}' is also declared as {what}; rename one of them")
 
     # -- phases ------------------------------------------------------------------
     def _phases(self, scope: Scope) -> tuple[ir.Phase, ...]:
@@ -240,6 +277,10 @@ class _Lowering:
             if p.actor is not None:
                 rep.error("E115", f"phase '{p.name}' plays tricks, so its actor is the player to play",
                           p.actor.span, "remove 'actor'")
+            hand = scope.zones.get("hand")
+            if hand is None or not hand.per_player:
+                rep.error("E115", f"phase '{p.name}' plays tricks from each player's 'hand', and there is no "
+                                  "per-player zone 'hand'", p.trick.span, "declare zone hand: per player, private")
             trick = self._trick(scope, p)
             actions = self._actions(scope, p, trick_phase=True)
             return ir.Phase(p.name, "trick", None, actions, (), trick, p.span)
@@ -284,6 +325,7 @@ class _Lowering:
         return tuple(out)
 
     def _param(self, scope: Scope, p: S.Param, env) -> ir.Param | None:
+        self._builtin_clash(p.name, p.span)
         if p.kind == "card":
             z = scope.zone_expr(p.zone, env, "a card parameter")
             return ir.Param("card", p.name, CARD, zone=z, span=p.span)
@@ -291,7 +333,8 @@ class _Lowering:
             lo = scope.check(p.low, env, INT, "the least number of cards")
             hi = scope.check(p.high, env, INT, "the most number of cards")
             if isinstance(lo, ir.Const) and isinstance(hi, ir.Const) and lo.value > hi.value:
-                self.rep.error("E114", f"empty range {lo.value}..{hi.value}", p.span, "write the lower bound first")
+                self.rep.error("E114", f"empty range {lo.value}..{hi.value}", p.span,
+                               f"write the lower bound first: {hi.value}..{lo.value}")
             src = scope.zone_expr(p.zone, env, "'from'")
             dst = scope.zone_expr(p.dest, env, "'to'")
             return ir.Param("choose", p.name, INT, zone=src, low=lo, high=hi, dest=dst, span=p.span)
@@ -398,23 +441,27 @@ class _Lowering:
                     p.target not in scope.phases:
                 self.rep.error("E109", f"unknown phase '{p.target}'", p.target_span, did_you_mean(p.target,
                                                                                                  scope.phases))
+            elif p.target is not None and p.target in p.phases:
+                self.rep.error("E119", f"property '{p.name}' reaches '{p.target}', one of its own phases",
+                               p.target_span, "the phases are those to leave and the target lies outside them, "
+                                              "e.g. can_end {declare, answer} reach play")
             if p.kind == "complete" and p.target not in scope.tables:
                 self.rep.error("E117", f"unknown scoring table '{p.target}'", p.target_span,
                                did_you_mean(p.target or "", scope.tables))
             expr = None
             if p.expr is not None:
                 env = {"p": PLAYER} if p.kind in ("invariant", "deal_bound", "conserves") else {}
-                if p.kind == "deal_bound":
-                    expr = self._gain_expr(scope, p.expr, env)
-                else:
+                scope.gain_allowed = p.kind == "deal_bound"
+                try:
                     expr = scope.check(p.expr, env, BOOL, f"property '{p.name}'")
+                finally:
+                    scope.gain_allowed = False
+                if p.kind == "deal_bound" and not _uses_gain(expr):
+                    self.rep.error("E119", f"deal_bound property '{p.name}' does not use gain()", p.expr.span,
+                                   "a deal bound limits what one deal changes, e.g. deal_bound gain(points[p]) <= 3")
             player = scope.check(p.player, {}, PLAYER, "'can_force'") if p.player is not None else None
             out.append(ir.Property(p.name, p.kind, expr, p.phases, p.target, player, p.span))
         return tuple(out)
-
-    def _gain_expr(self, scope: Scope, e: S.Expr, env) -> ir.Expr:
-        """A deal bound may use gain(VAR[p]) and gain(total(VAR)): the change of a match variable in one deal."""
-        return _GainResolver(scope).check(e, dict(env))
 
     # -- action numbering ------------------------------------------------------------
     def _slots(self, phases: tuple[ir.Phase, ...]) -> tuple[ir.ActionSlot, ...]:
@@ -446,28 +493,23 @@ class _Lowering:
         return []
 
 
-class _GainResolver:
-    def __init__(self, scope: Scope):
-        self.scope = scope
-
-    def check(self, e: S.Expr, env) -> ir.Expr:
-        x = self._rewrite(e, env)
-        return x
-
-    def _rewrite(self, e: S.Expr, env) -> ir.Expr:
-        sc = self.scope
-        if isinstance(e, S.Call) and e.fn == "gain":
-            if len(e.args) != 1:
-                sc.rep.error("E107", "'gain' takes 1 argument", e.span)
-                return ir.Const(0, INT, "0")
-            inner = sc.check(e.args[0], env, INT, "'gain'")
-            return ir.Call("gain", (inner,), INT, e.span)
-        if isinstance(e, S.BinOp):
-            a = self._rewrite(e.left, env)
-            b = self._rewrite(e.right, env)
-            t = BOOL if e.op in ("and", "or", "==", "!=", "<", "<=", ">", ">=") else INT
-            return ir.BinOp(e.op, a, b, t, e.span)
-        return sc.check(e, env, INT if not isinstance(e, S.BinOp) else BOOL)
+def _uses_gain(e) -> bool:
+    """Whether an IR expression calls gain() (an error placeholder counts, to avoid a second error)."""
+    if isinstance(e, ir.Call):
+        return e.fn == "gain" or any(_uses_gain(x) for x in e.args)
+    if isinstance(e, ir.Const):
+        return e.type == ERROR
+    if isinstance(e, ir.BinOp):
+        return _uses_gain(e.left) or _uses_gain(e.right)
+    if isinstance(e, (ir.Not, ir.Neg)):
+        return _uses_gain(e.operand)
+    if isinstance(e, ir.Cond):
+        return _uses_gain(e.test) or _uses_gain(e.then) or _uses_gain(e.orelse)
+    if isinstance(e, ir.Quant):
+        return _uses_gain(e.body)
+    if isinstance(e, ir.InSet):
+        return _uses_gain(e.value) or any(_uses_gain(x) for x in e.items)
+    return False
 
 
 def _default(t: Type) -> ir.Expr:

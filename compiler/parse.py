@@ -2,10 +2,13 @@
 
 ``parse_text(text, path)`` returns a :class:`~atout.compiler.syntax.RuleFile`
 or raises :class:`~atout.compiler.diagnostics.CompileError` with a syntax
-diagnostic (E001 unexpected token, E002 unexpected character, E003
-unexpected end of file) pointing at the offending token.
+diagnostic (E001 unexpected token or a reserved word used as a name, E002
+unexpected character or unknown string escape, E003 unexpected end of file,
+E004 nesting too deep) pointing at the offending token.
 """
 from __future__ import annotations
+
+import re
 
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -18,18 +21,60 @@ from .span import Span
 
 # Friendly names for terminals in "expected ..." messages.
 _TOKEN_NAMES = {
-    "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
-    "COLON": "':'", "COMMA": "','", "NAME": "a name", "INT": "a number", "STRING": "a string",
-    "COMP_OP": "a comparison", "ASSIGN_OP": "'=', '+=' or '-='", "ADD_OP": "'+' or '-'",
-    "MUL_OP": "'*', '/' or '%'", "EQUAL": "'='", "SEMICOLON": "';'", "$END": "end of file",
+    "NAME": "a name", "INT": "a number", "STRING": "a string", "$END": "end of file",
+    "ZONE_ATTR": "'private', 'public', 'hidden' or 'home'", "PER_WHAT": "'player' or 'side'",
+    "REMOVABLE": "what to remove ('phase', 'action', 'row', ...)", "ASSIGN_OP": "'=', '+=' or '-='",
 }
+# Terminals that only continue an expression: listed as "an operator" rather than one by one.
+_OPERATORS = {"ADD_OP", "MUL_OP", "COMP_OP", "MINUS", "AND", "OR", "OF", "IN", "LSQB"}
+# Top-level declaration keywords: met where a '}' was expected, they mean a block is not closed.
+_TOP_LEVEL = {"GAME", "EXTENDS", "PLAYERS", "DECK", "OPTION", "ENUM", "ZONE", "MATCH", "PHASE", "TABLE",
+              "PROPERTY", "REMOVE", "OVERRIDE"}
+# Characters other languages use, with what this one writes instead.
+_CHAR_HINTS = {"&&": "write 'and' instead of '&&'", "&": "write 'and' instead of '&'",
+               "||": "write 'or' instead of '||'", "|": "write 'or' instead of '|'",
+               "!": "write 'not' for negation ('!=' is 'not equal')",
+               "'": "strings use double quotes", ";": "a ';' may only end a statement inside a block; remove it"}
+
+
+def _terminal_pattern(name: str) -> str | None:
+    """The literal text of a keyword or punctuation terminal (None for a regex terminal)."""
+    try:
+        t = parser().get_terminal(name)
+    except KeyError:
+        return None
+    return t.pattern.value if t.pattern.type == "str" else None
+
+
+def keywords() -> list[str]:
+    """The reserved words of the language (the grammar's keywords), sorted."""
+    out = set()
+    for t in parser().terminals:
+        if t.pattern.type == "str" and t.pattern.value.isidentifier():
+            out.add(t.pattern.value)
+        elif t.name in ("ZONE_ATTR", "PER_WHAT", "REMOVABLE"):
+            out.update(re.findall(r"[a-z_]+", t.pattern.value))
+    return sorted(out)
 
 
 def _describe_expected(expected) -> str:
-    names = sorted({_TOKEN_NAMES.get(t, repr(t.strip('"').lower()) if t.isupper() else repr(t)) for t in expected})
-    if len(names) > 8:
-        names = names[:8] + ["..."]
-    return ", ".join(names)
+    """``expected ...`` text: keywords and punctuation by name, operators as one item, joined with 'or'."""
+    names = set()
+    ops = False
+    for t in expected:
+        if t in _OPERATORS:
+            ops = True
+            continue
+        lit = _terminal_pattern(t)
+        names.add(_TOKEN_NAMES.get(t) or (f"'{lit}'" if lit is not None else t.lower()))
+    items = sorted(names)
+    if ops:
+        items.append("an operator")
+    if len(items) > 8:
+        return ", ".join(items[:7]) + ", ..."
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + " or " + items[-1]
 
 
 def _span_of(path: str, meta_or_token) -> Span:
@@ -42,12 +87,102 @@ def _span_of(path: str, meta_or_token) -> Span:
 
 
 def parse_text(text: str, path: str) -> S.RuleFile:
-    """Parse rule-file ``text`` (read from ``path``, used in spans) into an AST."""
+    """Parse rule-file ``text`` (read from ``path``, used in spans) into an AST.
+
+    Raises CompileError with one syntax diagnostic (E001-E004) at the first error.
+    """
     try:
         tree = parser().parse(text)
     except UnexpectedInput as exc:
         raise CompileError([_syntax_diagnostic(exc, text, path)], {path: text}) from None
-    return _Builder(path).rule_file(tree)
+    deep = _too_deep(tree)
+    if deep is not None:
+        at = _span_of(path, deep.meta)
+        at = Span(path, at.line, at.col, at.line, at.col + 1)
+        raise CompileError([Diagnostic("E004", f"nesting deeper than {MAX_DEPTH} levels", at,
+                                       "split the expression or the blocks; use a variable or a table row")],
+                           {path: text})
+    try:
+        return _Builder(path).rule_file(tree)
+    except _BadString as exc:
+        raise CompileError([exc.diagnostic], {path: text}) from None
+
+
+#: How deeply expressions and blocks may nest (the later passes recurse once per level).
+MAX_DEPTH = 100
+
+
+def _too_deep(tree: Tree) -> Tree | None:
+    """The first subtree nested more than MAX_DEPTH levels down (walked without recursion), or None."""
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return node
+        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
+    return None
+
+
+class _BadString(Exception):
+    def __init__(self, diagnostic: Diagnostic):
+        self.diagnostic = diagnostic
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    """1-based line and column of offset ``pos`` in ``text``."""
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _unclosed_brace(text: str, upto: int) -> int | None:
+    """Line of the innermost '{' still open at offset ``upto`` (comments and strings skipped), or None."""
+    stack: list[int] = []
+    for m in re.finditer(r'#[^\n]*|"(?:[^"\\\n]|\\.)*"|[{}]', text[:upto]):
+        if m.group() == "{":
+            stack.append(m.start())
+        elif m.group() == "}" and stack:
+            stack.pop()
+    return _line_col(text, stack[-1])[0] if stack else None
+
+
+def _token_before(text: str, pos: int) -> Token | None:
+    """The token the parser accepted just before offset ``pos`` (re-lexed in context), or None."""
+    prev = None
+    try:
+        for tok in parser().parse_interactive(text).iter_parse():
+            if tok.start_pos is None or tok.start_pos >= pos:
+                break
+            prev = tok
+    except UnexpectedInput:
+        pass
+    return prev
+
+
+def _reserved_name_before(text: str, pos: int) -> tuple[Token, int] | None:
+    """A keyword token just before offset ``pos`` whose word the file declares as a name: (token, decl line)."""
+    tok = _token_before(text, pos)
+    if tok is None or tok.type == "NAME" or not str(tok).isidentifier():
+        return None
+    word = str(tok)
+    # Only names that appear in expressions and statements: variables, options, zones, parameters, loop and
+    # quantifier variables (a phase or table may be called 'deal': it is never written where 'deal' starts).
+    decl = re.search(r"\b(?:var|option|zone)\s+" + word + r"\b|\bfor\s+" + word + r"\b|\(\s*" + word
+                     + r"\s*(?::|in\b)", text)
+    if decl is None:
+        return None
+    return tok, _line_col(text, decl.start())[0]
+
+
+def _token_words(tok: Token) -> str:
+    if tok.type == "NAME":
+        return f"name '{tok}'"
+    if tok.type == "INT":
+        return f"number '{tok}'"
+    if tok.type == "STRING":
+        return f"string {tok}"
+    if str(tok).isidentifier():
+        return f"keyword '{tok}'"
+    return f"'{tok}'"
 
 
 def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic:
@@ -56,29 +191,43 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic
         line = len(lines)
         col = len(lines[-1]) + 1
         expected = getattr(exc, "expected", None) or getattr(exc, "accepts", None) or []
-        return Diagnostic("E003", "unexpected end of file", Span(path, line, col, line, col + 1),
-                          f"expected {_describe_expected(expected)}; is a '}}' missing?" if expected else None)
+        brace = _unclosed_brace(text, len(text))
+        if brace is not None:
+            hint = f"is a '}}' missing? the '{{' on line {brace} is not closed"
+        else:
+            hint = f"expected {_describe_expected(expected)}" if expected else None
+        return Diagnostic("E003", "unexpected end of file", Span(path, line, col, line, col + 1), hint)
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
         expected = exc.accepts or exc.expected
+        start = tok.start_pos if tok.start_pos is not None else len(text)
+        reserved = _reserved_name_before(text, start)
+        if reserved is not None:
+            kw, decl_line = reserved
+            word = str(kw)
+            return Diagnostic("E001", f"'{word}' is a reserved word and cannot name a variable", _span_of(path, kw),
+                              f"rename the variable '{word}' declared on line {decl_line} "
+                              "(docs/language.md lists the reserved words)")
         hint = f"expected {_describe_expected(expected)}"
-        if tok.type != "NAME" and str(tok).isidentifier() and tok.type.upper() == str(tok).upper():
-            hint = f"'{tok}' is a reserved word of the language and cannot name a variable; choose another name"
-        elif tok.type == "NAME" and "NAME" not in expected:
-            hint += f"; '{tok}' cannot start here (statements are not separated by commas; keywords are reserved)"
-        return Diagnostic("E001", f"unexpected {tok.type.lower() if tok.type != 'NAME' else 'name'} '{tok}'",
-                          _span_of(path, tok), hint)
+        if tok.type in _TOP_LEVEL and "RBRACE" in expected:
+            brace = _unclosed_brace(text, start)
+            if brace is not None:
+                hint = f"is a '}}' missing? the '{{' on line {brace} is not closed"
+        elif tok.type != "NAME" and str(tok).isidentifier() and "NAME" in expected:
+            hint = f"'{tok}' is a reserved word of the language and cannot be used as a name; choose another name"
+        return Diagnostic("E001", f"unexpected {_token_words(tok)}", _span_of(path, tok), hint)
     assert isinstance(exc, UnexpectedCharacters)
-    ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else "?"
-    hint = None
-    if ch == ";":
-        hint = "statements need no ';' at the top level of a file; remove it"
-    elif ch in "'":
-        hint = "strings use double quotes"
-    elif exc.allowed:
+    pos = exc.pos_in_stream
+    ch = text[pos] if pos < len(text) else "?"
+    bad = text[pos:pos + 2] if text[pos:pos + 2] in ("&&", "||") else ch
+    hint = _CHAR_HINTS.get(bad)
+    if hint is None and exc.allowed:
         hint = f"expected {_describe_expected(exc.allowed)}"
-    return Diagnostic("E002", f"unexpected character {ch!r}",
-                      Span(path, exc.line, exc.column, exc.line, exc.column + 1), hint)
+    shown = f"'{bad}'" if bad != "'" else '"\'"'
+    if not bad.isprintable():
+        shown = repr(bad)
+    return Diagnostic("E002", f"unexpected character {shown}",
+                      Span(path, exc.line, exc.column, exc.line, exc.column + len(bad)), hint)
 
 
 class _Builder:
@@ -100,15 +249,16 @@ class _Builder:
         deck = None
         options, enums, zones, vars_, phases, tables, props, removes, misplaced = ([] for _ in range(9))
         match = None
-        extends_span = players_span = self.sp(tree) if tree.children else Span(self.path, 1, 1, 1, 2)
+        extends_span = players_span = game_span = self.sp(tree) if tree.children else Span(self.path, 1, 1, 1, 2)
         for item in tree.children:
             k = item.data
             if k == "game_decl":
                 game = str(item.children[0])
-                title = _unquote(item.children[1]) if item.children[1] is not None else None
+                game_span = self.sp(item.children[0])
+                title = _unquote(item.children[1], self.path) if item.children[1] is not None else None
             elif k == "extends_decl":
-                extends = _unquote(item.children[0])
-                extends_span = self.sp(item)
+                extends = _unquote(item.children[0], self.path)
+                extends_span = self.sp(item.children[0])
             elif k == "players_decl":
                 players = int(item.children[0])
                 players_span = self.sp(item)
@@ -137,18 +287,29 @@ class _Builder:
             elif k == "remove_decl":
                 removes.append(S.RemoveDecl(str(item.children[0]), str(item.children[1]), self.sp(item)))
             elif k in ("action_decl", "actor_decl", "trick_decl"):
-                misplaced.append(S.Misplaced(k.split("_")[0], self.sp(item)))
+                misplaced.append(S.Misplaced(k.split("_")[0], self.misplaced_span(item)))
             else:  # pragma: no cover - grammar and builder out of sync
                 raise AssertionError(k)
         return S.RuleFile(self.path, game, title, extends, players, sides, deck, tuple(options), tuple(enums),
                           tuple(zones), tuple(vars_), tuple(phases), tuple(tables), match, tuple(props),
                           tuple(removes), tuple(misplaced), self.sp(tree) if tree.children else extends_span,
-                          extends_span, players_span)
+                          extends_span, players_span, game_span)
+
+    def misplaced_span(self, item: Tree) -> Span:
+        """The head of a misplaced declaration: ``action NAME``, ``actor EXPR`` or ``trick`` (one line)."""
+        sp = self.sp(item)
+        if item.data == "action_decl":
+            end = self.sp(item.children[1])
+            return Span(self.path, sp.line, sp.col, end.end_line, end.end_col)
+        if item.data == "trick_decl" or sp.end_line != sp.line:
+            return Span(self.path, sp.line, sp.col, sp.line, sp.col + len(item.data.split("_")[0]))
+        return sp
 
     def deck(self, item: Tree) -> S.DeckDecl:
         suits: tuple = ()
         ranks: tuple = ()
         colors = []
+        color_spans = []
         rank_spans: tuple = ()
         suit_spans: tuple = ()
         for part in item.children:
@@ -161,14 +322,18 @@ class _Builder:
             elif part.data == "colors_decl":
                 for g in part.children:
                     colors.append((str(g.children[0]), tuple(str(t) for t in g.children[1:])))
-        return S.DeckDecl(suits, ranks, tuple(colors), self.sp(item), rank_spans, suit_spans)
+                    color_spans.append(tuple(self.sp(t) for t in g.children[1:]))
+        return S.DeckDecl(suits, ranks, tuple(colors), self.sp(item), rank_spans, suit_spans, tuple(color_spans))
 
     def type_ref(self, node: Tree) -> S.TypeRef:
         if node.data == "int_type":
             lo = hi = None
+            rsp = self.sp(node)
             if node.children and node.children[0] is not None:
                 lo, hi = (self.signed(c) for c in node.children)
-            return S.TypeRef("int", lo, hi, self.sp(node))
+                a, b = self.sp(node.children[0]), self.sp(node.children[1])
+                rsp = Span(self.path, a.line, a.col, b.end_line, b.end_col)
+            return S.TypeRef("int", lo, hi, self.sp(node), rsp)
         if node.data == "bool_type":
             return S.TypeRef("bool", span=self.sp(node))
         return S.TypeRef(str(node.children[0]), span=self.sp(node))
@@ -236,7 +401,7 @@ class _Builder:
     def action(self, item: Tree) -> S.ActionDecl:
         ov, name, param, label, guard, body = item.children
         return S.ActionDecl(
-            str(name), _unquote(label) if label is not None else None,
+            str(name), _unquote(label, self.path) if label is not None else None,
             self.param(param) if param is not None else None,
             self.expr(guard.children[0]) if guard is not None else None,
             self.block(body), ov is not None, self.sp(item), self.sp(name))
@@ -385,13 +550,13 @@ class _Builder:
         if k == "for_stmt":
             return S.For(str(c[0]), self.block(c[1]), sp)
         if k == "goto_stmt":
-            return S.Goto(str(c[0]), sp)
+            return S.Goto(str(c[0]), sp, self.sp(c[0]))
         if k == "end_deal_stmt":
             return S.EndDeal(sp)
         if k == "score_stmt":
-            return S.Score(str(c[0]), sp)
+            return S.Score(str(c[0]), sp, self.sp(c[0]))
         if k in ("action_decl", "actor_decl"):
-            return S.Misplaced(k.split("_")[0], sp)
+            return S.Misplaced(k.split("_")[0], self.misplaced_span(node))
         raise AssertionError(k)  # pragma: no cover
 
     # -- expressions ---------------------------------------------------------
@@ -439,6 +604,28 @@ class _Builder:
         raise AssertionError(k)  # pragma: no cover
 
 
-def _unquote(tok) -> str:
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
+
+
+def _unquote(tok: Token, path: str) -> str:
+    """The text of a STRING token; escapes are \\" \\\\ \\n \\t (others raise _BadString, E002)."""
     s = str(tok)[1:-1]
-    return s.encode("utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8") if "\\" in s else s
+    if "\\" not in s:
+        return s
+    out = []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            nxt = s[i + 1]  # the STRING terminal never ends on a lone backslash
+            if nxt not in _ESCAPES:
+                col = (tok.column or 1) + 1 + i
+                raise _BadString(Diagnostic("E002", f"unknown escape '\\{nxt}' in a string",
+                                            Span(path, tok.line or 1, col, tok.line or 1, col + 2),
+                                            'strings know the escapes \\" \\\\ \\n and \\t'))
+            out.append(_ESCAPES[nxt])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)

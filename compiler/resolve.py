@@ -45,6 +45,16 @@ FUNCTIONS: dict[str, tuple[tuple[str, ...], Type, str]] = {
     "ord": (("e",), INT, "the 0-based position of an enum value"),
 }
 
+_ARG_WORDS = {"z": "zone", "c": "card", "p": "player", "s": "suit", "i": "int", "a": "per-player variable",
+              "e": "enum value"}
+
+
+def signature(fn: str) -> str:
+    """``size(zone): number of cards in a zone`` -- the usage line of a built-in function."""
+    kinds, _, doc = FUNCTIONS[fn]
+    return f"{fn}({', '.join(_ARG_WORDS[k] for k in kinds)}): {doc}"
+
+
 BUILTINS: dict[str, tuple[Type, str]] = {
     "dealer": (PLAYER, "the dealer of the current deal"),
     "eldest": (PLAYER, "the player left of the dealer"),
@@ -83,6 +93,7 @@ class Scope:
     phases: set[str] = field(default_factory=set)
     tables: set[str] = field(default_factory=set)
     has_sides: bool = False
+    gain_allowed: bool = False  # gain(VAR) is only meaningful in a deal_bound property
 
     # -- helpers -------------------------------------------------------------
     def all_names(self) -> set[str]:
@@ -99,7 +110,8 @@ class Scope:
     def resolve_type(self, t: S.TypeRef) -> Type:
         if t.kind == "int":
             if t.low is not None and t.high is not None and t.low > t.high:
-                self.rep.error("E114", f"empty range {t.low}..{t.high}", t.span, "write the lower bound first")
+                self.rep.error("E114", f"empty range {t.low}..{t.high}", t.range_span,
+                               f"write the lower bound first: {t.high}..{t.low}")
             return Type("int", t.low, t.high)
         if t.kind == "bool":
             return BOOL
@@ -112,9 +124,21 @@ class Scope:
         return got
 
     def expect(self, e: ir.Expr, got: Type, want: Type, span: Span, what: str = "") -> None:
-        if not _compatible(want, got):
+        if got.kind in ("array", "zones") and want.kind not in ("array", "zones"):
+            self.need_index(e, got, span)
+        elif not _compatible(want, got):
             self.rep.error("E104", f"type mismatch{(' in ' + what) if what else ''}: expected {want}, found {got}",
                            span)
+
+    def need_index(self, e: ir.Expr, got: Type, span: Span) -> None:
+        """E112: a per-player zone or a per-player/per-side variable used without ``[index]``."""
+        name = getattr(e, "name", None) or "this"
+        if got == ZONES:
+            self.rep.error("E112", f"'{name}' is one zone per player and needs an index", span,
+                           f"say whose, e.g. {name}[actor]")
+        else:
+            self.rep.error("E112", f"'{name}' has one value per {got.enum or 'player'} and needs an index", span,
+                           f"say whose, e.g. {name}[actor]")
 
     # -- expressions -----------------------------------------------------------
     def expr(self, e: S.Expr, env: dict[str, Type], want: Type | None = None) -> tuple[ir.Expr, Type]:
@@ -151,7 +175,7 @@ class Scope:
         if isinstance(e, S.Call):
             return self._call(e, env)
         if isinstance(e, S.Index):
-            return self._index(e, env)
+            return self._index(e, env, want)
         if isinstance(e, S.BinOp):
             return self._binop(e, env)
         if isinstance(e, S.Not):
@@ -165,6 +189,11 @@ class Scope:
             a, ta = self._expr(e.then, env, want)
             b, tb = self._expr(e.orelse, env, want if ta in (ANY, ERROR) else ta)
             t = ta if ta not in (ANY, ERROR) else tb
+            if t.kind in ("zone", "zones", "array"):
+                self.rep.error("E104", "'if ... then ... else' chooses between values, not zones or "
+                                       "per-player variables", sp,
+                               "put the 'if' around the statement, or index inside: if c then a[p] else b[p]")
+                return self._err()
             self.expect(b, tb, t, e.orelse.span, "'else'")
             return ir.Cond(test, a, b, t, sp), t
         if isinstance(e, S.InRange):
@@ -183,6 +212,14 @@ class Scope:
         if isinstance(e, S.CardLit):
             r = self.check(e.rank, env, RANK, "the rank of a card")
             s = self.check(e.suit, env, SUIT, "the suit of a card")
+            if isinstance(r, ir.Const) and r.value == ir.NONE and r.type == RANK:
+                self.rep.error("E105", "a card needs a rank, not 'none'", e.rank.span,
+                               f"this deck's ranks are {' '.join(self.deck.ranks)}")
+                return self._err()
+            if isinstance(s, ir.Const) and s.value == ir.NONE and s.type == SUIT:
+                self.rep.error("E106", "a card needs a suit, not 'none'", e.suit.span,
+                               f"this deck's suits are {' '.join(self.deck.suits)}")
+                return self._err()
             if isinstance(r, ir.Const) and isinstance(s, ir.Const) and r.type == RANK and s.type == SUIT:
                 n = len(self.deck.ranks)
                 card = s.value * n + (n - 1 - r.value)
@@ -239,16 +276,30 @@ class Scope:
             self.rep.error("E104", "'players' is only a quantifier domain", sp, "write any(p in players: ...)")
             return self._err()
         cands = self.all_names() | set(env)
-        hint = did_you_mean(n, cands)
-        if hint is None and want is not None and want.kind == "suit":
-            hint = f"this deck's suits are {' '.join(self.deck.suits)}"
+        if want is not None and want.kind in ("zone", "zones"):
+            hint = did_you_mean(n, self.zones) or did_you_mean(n, cands) or \
+                f"the zones are {', '.join(self.zones)}"
+            self.rep.error("E103", f"unknown zone '{n}'", sp, hint)
+            return self._err()
+        if want is not None and want.kind == "suit":
+            hint = did_you_mean(n, [*self.deck.suits, *self._names_of_kind("suit", env)]) or \
+                f"this deck's suits are {' '.join(self.deck.suits)}"
             self.rep.error("E106", f"unknown suit '{n}'", sp, hint)
             return self._err()
-        self.rep.error("E103", f"unknown name '{n}'", sp, hint)
+        if want is not None and want.kind == "rank":
+            return self._rank_const(n, sp)
+        self.rep.error("E103", f"unknown name '{n}'", sp, did_you_mean(n, cands))
         return self._err()
 
-    def _index(self, e: S.Index, env: dict[str, Type]) -> tuple[ir.Expr, Type]:
-        base, tb = self._expr(e.base, env, None)
+    def _names_of_kind(self, kind: str, env: dict[str, Type]) -> list[str]:
+        """Declared names (options, variables, locals) whose values are of type ``kind``."""
+        out = [n for n, o in self.options.items() if o.type.kind == kind]
+        out += [n for n, (t, per, _) in self.vars.items() if t.kind == kind and per is None]
+        out += [n for n, t in env.items() if t.kind == kind]
+        return out
+
+    def _index(self, e: S.Index, env: dict[str, Type], want: Type | None = None) -> tuple[ir.Expr, Type]:
+        base, tb = self._expr(e.base, env, ZONES if want is not None and want.kind == "zone" else None)
         if tb == ERROR:
             self._expr(e.index, env, None)
             return self._err()
@@ -265,13 +316,17 @@ class Scope:
                                e.index.span)
             if per == "side" and ti.kind == "player":
                 idx = ir.Call("side", (idx,), INT, e.index.span)
-            assert isinstance(base, ir.VarRef)
+            if not isinstance(base, ir.VarRef):  # pragma: no cover - only variables have array types
+                self.rep.error("E112", "only a variable or a zone can be indexed", e.span)
+                return self._err()
             return ir.Index(base, idx, e.span), base.type
         self.rep.error("E112", f"cannot index a value of type {tb}", e.span,
                        "only per-player zones and per-player or per-side variables take [index]")
         return self._err()
 
     def _call(self, e: S.Call, env: dict[str, Type]) -> tuple[ir.Expr, Type]:
+        if e.fn == "gain":
+            return self._gain(e, env)
         if e.fn not in FUNCTIONS:
             for a in e.args:
                 self._expr(a, env, None)
@@ -283,7 +338,7 @@ class Scope:
         kinds, result, _ = FUNCTIONS[e.fn]
         if len(e.args) != len(kinds):
             self.rep.error("E107", f"'{e.fn}' takes {len(kinds)} argument{'s' if len(kinds) != 1 else ''}, "
-                                   f"given {len(e.args)}", e.span)
+                                   f"given {len(e.args)}", e.span, signature(e.fn))
             for a in e.args:
                 self._expr(a, env, None)
             return self._err()
@@ -291,10 +346,9 @@ class Scope:
         want_map = {"p": PLAYER, "c": CARD, "s": SUIT, "i": INT}
         for k, a in zip(kinds, e.args):
             if k == "z":
-                x, t = self._expr(a, env, None)
+                x, t = self._expr(a, env, ZONE)
                 if t == ZONES:
-                    self.rep.error("E112", f"'{getattr(a, 'id', 'this zone')}' is one zone per player: "
-                                           "say whose, e.g. hand[actor]", a.span)
+                    self.need_index(x, t, a.span)
                 elif t not in (ZONE, ERROR):
                     self.rep.error("E104", f"type mismatch in '{e.fn}': expected a zone, found {t}", a.span)
                 args.append(x)
@@ -313,6 +367,34 @@ class Scope:
                 args.append(self.check(a, env, want_map[k], f"'{e.fn}'"))
         return ir.Call(e.fn, tuple(args), result, e.span), result
 
+    def _gain(self, e: S.Call, env: dict[str, Type]) -> tuple[ir.Expr, Type]:
+        """``gain(VAR)``: how much a match variable (or its total/max/min) changed during one deal."""
+        if not self.gain_allowed:
+            for a in e.args:
+                self._expr(a, env, None)
+            self.rep.error("E119", "gain() is only allowed in a 'deal_bound' property", e.fn_span,
+                           "gain(VAR) is the change of a match variable during one deal; "
+                           "write 'property NAME: deal_bound ...'")
+            return self._err()
+        if len(e.args) != 1:
+            self.rep.error("E107", f"'gain' takes 1 argument, given {len(e.args)}", e.span,
+                           "gain(VAR): the change of a match variable during one deal")
+            for a in e.args:
+                self._expr(a, env, None)
+            return self._err()
+        x = self.check(e.args[0], env, INT, "'gain'")
+        v = x
+        if isinstance(v, ir.Call) and v.fn in ("total", "max", "min"):
+            v = v.args[0]
+        if isinstance(v, ir.Index):
+            v = v.base
+        if not (isinstance(v, ir.VarRef) and self.vars.get(v.name, (None, None, ""))[2] == "match"):
+            if not (isinstance(x, ir.Const) and x.type == ERROR):
+                self.rep.error("E119", "gain() takes a match variable", e.args[0].span,
+                               "e.g. gain(points[p]) or gain(total(points)); deal variables restart every deal")
+            return self._err()
+        return ir.Call("gain", (x,), INT, e.span), INT
+
     _ARITH = {"+", "-", "*", "/", "%"}
     _ORDER = {"<", "<=", ">", ">="}
 
@@ -330,9 +412,12 @@ class Scope:
         b, tb = self._expr(e.right, env, ta if ta not in (ERROR, ANY) else None)
         if ta in (ANY,) and tb not in (ANY, ERROR):
             a, ta = self._expr(e.left, env, tb)
-        if ta.kind in ("zone", "zones", "array") or tb.kind in ("zone", "zones", "array"):
-            self.rep.error("E104", f"cannot compare {ta} with {tb}", e.span,
-                           "compare size(zone), or index the variable")
+        for x, t, sub in ((a, ta, e.left), (b, tb, e.right)):
+            if t.kind in ("zones", "array"):
+                self.need_index(x, t, sub.span)
+                return self._err()
+        if ta.kind == "zone" or tb.kind == "zone":
+            self.rep.error("E104", f"cannot compare {ta} with {tb}", e.span, "compare size(zone) or top(zone)")
             return self._err()
         if not _compatible(ta, tb) and not _compatible(tb, ta):
             self.rep.error("E104", f"type mismatch in '{op}': {ta} and {tb}", e.span)
@@ -346,9 +431,9 @@ class Scope:
             dom = None
             vt = PLAYER
         else:
-            d, td = self._expr(e.domain, env, None)
+            d, td = self._expr(e.domain, env, ZONE)
             if td == ZONES:
-                self.rep.error("E112", "a quantifier ranges over one zone: say whose, e.g. hand[p]", e.domain.span)
+                self.need_index(d, td, e.domain.span)
             elif td not in (ZONE, ERROR):
                 self.rep.error("E104", f"a quantifier ranges over 'players' or a zone, found {td}", e.domain.span)
             dom = d
@@ -363,10 +448,9 @@ class Scope:
 
     # -- statements ------------------------------------------------------------
     def zone_expr(self, e: S.Expr, env: dict[str, Type], what: str) -> ir.Expr:
-        x, t = self._expr(e, env, None)
+        x, t = self._expr(e, env, ZONE)
         if t == ZONES:
-            self.rep.error("E112", f"'{getattr(e, 'id', 'this zone')}' is one zone per player: say whose, "
-                                   "e.g. hand[actor]", e.span)
+            self.need_index(x, t, e.span)
         elif t not in (ZONE, ERROR):
             self.rep.error("E104", f"type mismatch in {what}: expected a zone, found {t}", e.span)
         return x
@@ -408,13 +492,15 @@ class Scope:
             return ir.For(s.var, self.block(s.body, inner), sp)
         if isinstance(s, S.Goto):
             if s.phase not in self.phases:
-                self.rep.error("E109", f"unknown phase '{s.phase}'", sp, did_you_mean(s.phase, self.phases))
+                self.rep.error("E109", f"unknown phase '{s.phase}'", s.phase_span or sp,
+                               did_you_mean(s.phase, self.phases))
             return ir.Goto(s.phase, sp)
         if isinstance(s, S.EndDeal):
             return ir.EndDeal(sp)
         if isinstance(s, S.Score):
             if s.table not in self.tables:
-                self.rep.error("E117", f"unknown scoring table '{s.table}'", sp, did_you_mean(s.table, self.tables))
+                self.rep.error("E117", f"unknown scoring table '{s.table}'", s.table_span or sp,
+                               did_you_mean(s.table, self.tables))
             return ir.Score(s.table, sp)
         if isinstance(s, S.Misplaced):
             self.rep.error("E110", f"'{s.what}' is not allowed inside an effect block", sp,
@@ -439,7 +525,8 @@ class Scope:
         idx = None
         if per is not None:
             if s.index is None:
-                self.rep.error("E112", f"'{n}' has one value per {per}: say whose, e.g. {n}[actor]", s.target_span)
+                self.rep.error("E112", f"'{n}' has one value per {per} and needs an index", s.target_span,
+                               f"say whose, e.g. {n}[actor]")
             else:
                 idx, ti = self._expr(s.index, env, PLAYER)
                 if per == "player":
@@ -448,7 +535,9 @@ class Scope:
                     idx = ir.Call("side", (idx,), INT, s.index.span)
         elif s.index is not None:
             self.rep.error("E112", f"'{n}' is a single value and takes no index", s.index.span)
-        if s.op != "=" and t.kind != "int":
+        if s.op != "=" and t.kind not in ("int", "error"):
             self.rep.error("E104", f"'{s.op}' needs an int variable; '{n}' is {t}", s.span)
+            self._expr(s.value, env, None)
+            return None
         value = self.check(s.value, env, t, f"the assignment to '{n}'")
         return ir.Assign(n, idx, s.op, value, s.span)

@@ -199,6 +199,7 @@ class For(Stmt):
 class Goto(Stmt):
     phase: str
     span: Span = _span()
+    phase_span: Span = _span()
 
 
 @dataclass(frozen=True)
@@ -210,6 +211,7 @@ class EndDeal(Stmt):
 class Score(Stmt):
     table: str
     span: Span = _span()
+    table_span: Span = _span()
 
 
 @dataclass(frozen=True)
@@ -226,6 +228,7 @@ class TypeRef:
     low: int | None = None
     high: int | None = None
     span: Span = _span()
+    range_span: Span = _span()  # the ``low..high`` part of an int type
 
 
 @dataclass(frozen=True)
@@ -294,6 +297,7 @@ class DeckDecl:
     span: Span = _span()
     rank_spans: tuple[Span, ...] = field(default=(), compare=False)
     suit_spans: tuple[Span, ...] = field(default=(), compare=False)
+    color_spans: tuple[tuple[Span, ...], ...] = field(default=(), compare=False)  # one per member, per colour
 
 
 @dataclass(frozen=True)
@@ -409,3 +413,4 @@ class RuleFile:
     span: Span = _span()
     extends_span: Span = _span()
     players_span: Span = _span()
+    game_span: Span = _span()  # the game's name in ``game NAME``

@@ -123,3 +123,16 @@ def _remove_nested(lists, r: S.RemoveDecl, rep: Reporter) -> bool:
             return True
     rep.error("E118", f"cannot remove row '{r.name}': no table of the base game has a row of that name", r.span)
     return False
+
+
+def not_a_variant(rf: S.RuleFile, rep: Reporter) -> None:
+    """E118 for ``remove`` and ``override`` in a file that extends nothing (they would silently do nothing)."""
+    for r in rf.removes:
+        rep.error("E118", "'remove' is only allowed in a variant (a file that extends another)", r.span,
+                  "add 'extends \"BASE.atout\"' at the top of the file, or edit the declaration itself")
+    items = [*rf.options, *rf.phases, *rf.tables, *rf.properties]
+    items += [a for ph in rf.phases for a in ph.actions]
+    for item in items:
+        if getattr(item, "override", False):
+            rep.error("E118", "'override' is only allowed in a variant (a file that extends another)",
+                      item.name_span, "remove the word 'override', or add 'extends \"BASE.atout\"' at the top")

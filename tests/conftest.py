@@ -31,7 +31,7 @@ def pytest_addoption(parser):
 
 @pytest.fixture
 def update_goldens(request) -> bool:
-    return request.config.getoption("--update-goldens")
+    return bool(request.config.getoption("--update-goldens") or os.environ.get("ATOUT_UPDATE_GOLDENS"))
 
 
 _GAMES: dict[str, atout.Game] = {}
