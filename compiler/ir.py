@@ -33,6 +33,12 @@ def _span():
     return field(default=NO_SPAN, compare=False, repr=False)
 
 
+def _added(default):
+    """A field added to the IR after its first release: ``dump`` omits it while it holds its default,
+    so that the canonical dump of a game that does not use it is unchanged."""
+    return field(default=default, metadata={"omit_default": True})
+
+
 # -- types -------------------------------------------------------------------
 @dataclass(frozen=True)
 class Type:
@@ -348,6 +354,11 @@ class Trick:
     skip: Expr  # a player who sits out, or none
     then: tuple[Stmt, ...]
     span: Span = _span()
+    more_skips: tuple[Expr, ...] = _added(())  # further players who sit out (`skip A, B`), each a player or none
+    # `bowers RANK`: the strength of the bower rank.  Under a trump suit, the card of that rank in trumps is the
+    # highest trump (right bower) and the card of that rank in the other suit of trumps' colour is the second
+    # highest (left bower); the left bower belongs to trumps for following suit and winning tricks.
+    bowers: int | None = _added(None)
 
 
 @dataclass(frozen=True)
@@ -385,6 +396,7 @@ class Match:
     returns_var: str
     returns: Expr
     span: Span = _span()
+    first_dealer_random: bool = _added(False)  # `first dealer random`: a chance node picks the first dealer
 
 
 @dataclass(frozen=True)
@@ -524,6 +536,8 @@ def _dump(node, indent: int, out: list[str], prefix: str) -> None:
         out.append(f"{pad}{prefix}{type(node).__name__}")
         for f in fields(node):
             if f.name == "span" or not f.compare:
+                continue
+            if f.metadata.get("omit_default") and getattr(node, f.name) == f.default:
                 continue
             _dump(getattr(node, f.name), indent + 1, out, f"{f.name}: ")
         return

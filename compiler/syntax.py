@@ -259,6 +259,8 @@ class TrickDecl:
     skip: Expr | None
     then: tuple[Stmt, ...] | None
     span: Span = _span()
+    more_skips: tuple[Expr, ...] = ()  # `skip A, B`: the players after the first
+    bowers: Expr | None = None  # `bowers J`: the rank of the bowers
 
 
 @dataclass(frozen=True)
@@ -353,6 +355,7 @@ class MatchDecl:
     returns: Expr | None
     span: Span = _span()
     start_span: Span = _span()
+    first_dealer_random: bool = False  # `first dealer random`
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from .evaluate import RuleError
 from .game import CHANCE, TERMINAL, Game
 
 MAX_AUTO_STEPS = 100_000
+DEALER_DRAW = -2  # a pending chance event that picks the first dealer (``first dealer random``), not a card draw
 
 
 class IllegalActionError(ValueError):
@@ -64,6 +65,10 @@ class State:
         for v in g.vars:
             if v.scope == "match":
                 self._init_var(v)
+        if game.dealer_by_chance:
+            # `first dealer random`: the match opens with a chance node whose outcomes are the seats.
+            self.pending.append((DEALER_DRAW, DEALER_DRAW))
+            return
         self.dealer = ev(g.match.first_dealer)(self, {})
         self._start_deal()
         self._settle()
@@ -84,9 +89,13 @@ class State:
         return self.terminal
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """``[(card id, probability)]`` for the next draw, uniform over the cards of the source zone."""
+        """``[(card id, probability)]`` for the next draw, uniform over the cards of the source zone;
+        ``[(seat, 1/players)]`` when the first dealer is chosen by chance."""
         if not self.is_chance_node():
             raise IllegalActionError("chance_outcomes() called at a node that is not a chance node")
+        if self.pending[0][0] == DEALER_DRAW:
+            n = self.game.players
+            return [(p, 1.0 / n) for p in range(n)]
         src = self.zones[self.pending[0][0]]
         p = 1.0 / len(src)
         return [(c, p) for c in sorted(src)]
@@ -96,6 +105,8 @@ class State:
         if self.terminal:
             return []
         if self.pending:
+            if self.pending[0][0] == DEALER_DRAW:
+                return list(range(self.game.players))
             return sorted(self.zones[self.pending[0][0]])
         if player is not None and player != self.actor:
             return []
@@ -110,6 +121,17 @@ class State:
             raise IllegalActionError(f"the match is over; no action can be applied ({self._where()})")
         if self.pending:
             src, dst = self.pending[0]
+            if src == DEALER_DRAW:
+                if not (isinstance(action, int) and 0 <= action < self.game.players):
+                    raise IllegalActionError(f"chance outcome {action} is not a seat 0..{self.game.players - 1} "
+                                             f"(the first dealer is being chosen)")
+                self.history.append(action)
+                self.log.append((CHANCE, action, True))
+                self.pending.pop(0)
+                self.dealer = action
+                self._start_deal()
+                self._settle()
+                return
             if action not in self.zones[src]:
                 raise IllegalActionError(f"chance outcome {action} ({self._action_name(action)}) is not in "
                                          f"{self.game.zone_slots[src].label} ({self._where()})")
@@ -133,6 +155,8 @@ class State:
     def action_to_string(self, action: int, player: int | None = None) -> str:
         """Text of an action in this state: ``play K♠``, ``discard 7♥``, ``I propose``, ``deal Q♦``."""
         g = self.game
+        if self.pending and self.pending[0][0] == DEALER_DRAW:
+            return f"seat {action} deals"
         if self.pending and action < g.num_cards:
             return f"deal {g.card_str(action)}"
         if action < g.num_cards:
@@ -248,9 +272,24 @@ class State:
     def _trump(self, trick: ir.Trick) -> int:
         return self.game.compile(trick.trump)(self, {})
 
+    def _order(self, trump: int) -> tuple[list[int], list[int]]:
+        """The suit and strength of every card in the current trick phase under ``trump`` (bowers apply)."""
+        ph = self.game.phases.get(self.phase) if self.phase is not None else None
+        trick = ph.trick if ph is not None else None
+        if trick is None or trick.bowers is None:
+            return self.game.suit_of, self.game.strength_of
+        su, st = self.game.card_order(trick)
+        return su[trump + 1], st[trump + 1]
+
+    def _led_suit(self) -> int:
+        """The suit led to the current trick (a left bower leads trumps), or -1."""
+        if not self.trick_cards:
+            return -1
+        return self._order(self._trump(self.game.phases[self.phase].trick))[0][self.trick_cards[0][1]]
+
     def _beats(self, a: int, b: int, trump: int) -> bool:
         """Whether card ``a`` beats card ``b`` (the current winner) under ``trump``."""
-        so, st = self.game.suit_of, self.game.strength_of
+        so, st = self._order(trump)
         if so[a] == so[b]:
             return st[a] > st[b]
         return so[a] == trump
@@ -270,8 +309,8 @@ class State:
             return list(hand)
         ev = g.compile
         rules = {r.kind for r in trick.follow if ev(r.condition)(self, {})}
-        so = g.suit_of
         trump = self._trump(trick)
+        so = self._order(trump)[0]
         led = so[self.trick_cards[0][1]]
         cands = list(hand)
         if "suit" in rules:
@@ -369,15 +408,28 @@ class State:
         self.to_play = winner
         self.actor = winner
 
+    def _skipped(self, trick: ir.Trick) -> set[int]:
+        """The players who sit out of the tricks (``skip A, B``; ``none`` skips nobody)."""
+        ev = self.game.compile
+        out = {ev(trick.skip)(self, {})}
+        for e in trick.more_skips:
+            out.add(ev(e)(self, {}))
+        return out
+
     def _active_players(self, trick: ir.Trick) -> list[int]:
-        skip = self.game.compile(trick.skip)(self, {})
-        return [p for p in range(self.game.players) if p != skip]
+        skip = self._skipped(trick)
+        active = [p for p in range(self.game.players) if p not in skip]
+        if not active:
+            raise RuleError("every player sits out of the tricks ('skip')", trick.span)
+        return active
 
     def _next_active(self, p: int, trick: ir.Trick) -> int:
-        skip = self.game.compile(trick.skip)(self, {})
+        skip = self._skipped(trick)
         n = self.game.players
         q = (p + 1) % n
-        while q == skip:
+        while q in skip:
+            if q == p:
+                raise RuleError("every player sits out of the tricks ('skip')", trick.span)
             q = (q + 1) % n
         return q
 
@@ -399,8 +451,7 @@ class State:
             self.trick_number = 1
             self.trick_cards = []
             leader = g.compile(trick.leader)(self, {})
-            skip = g.compile(trick.skip)(self, {})
-            if leader == skip:
+            if leader in self._skipped(trick):
                 leader = self._next_active(leader, trick)
             self.trick_leader = leader
             self.to_play = leader
