@@ -31,6 +31,19 @@ class ZoneSlot:
         return self.name if self.owner is None else f"{self.name}[{self.owner}]"
 
 
+@dataclass(frozen=True)
+class TrickPlan:
+    """A trick block compiled for the engine's hot path: closures ``f(state, env)`` and card order tables
+    (``suits_by[trump + 1][card]``, ``strength_by[trump + 1][card]``; see :meth:`Game.card_order`)."""
+    count: object
+    leader: object
+    trump: object
+    skips: tuple
+    follow: tuple  # ((kind, condition), ...)
+    suits_by: list
+    strength_by: list
+
+
 class Game:
     """A playable game compiled from a rule file.
 
@@ -78,6 +91,20 @@ class Game:
         self.taken_base = self.zone_base.get("taken")
         self.dealer_by_chance = g.match.first_dealer_random
         self._card_orders: dict[int, tuple[list[list[int]], list[list[int]]]] = {}
+        self._trick_plans: dict[int, TrickPlan] = {}
+
+    def trick_plan(self, trick: ir.Trick) -> "TrickPlan":
+        """The trick block's expressions compiled once, with its card order tables (cached per block)."""
+        key = id(trick)
+        plan = self._trick_plans.get(key)
+        if plan is None:
+            ev = self.compile
+            suits_by, strength_by = self.card_order(trick)
+            plan = TrickPlan(ev(trick.count), ev(trick.leader), ev(trick.trump),
+                             tuple(ev(e) for e in (trick.skip, *trick.more_skips)),
+                             tuple((r.kind, ev(r.condition)) for r in trick.follow), suits_by, strength_by)
+            self._trick_plans[key] = plan
+        return plan
 
     def card_order(self, trick: ir.Trick) -> tuple[list[list[int]], list[list[int]]]:
         """``(suit_by_trump, strength_by_trump)``: for a trump suit ``t`` (or -1, none), ``suit_by_trump[t + 1][c]``

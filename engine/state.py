@@ -21,6 +21,7 @@ from .evaluate import RuleError
 from .game import CHANCE, TERMINAL, Game
 
 MAX_AUTO_STEPS = 100_000
+_NO_ENV: dict = {}  # the empty environment of closures evaluated outside actions (never mutated)
 DEALER_DRAW = -2  # a pending chance event that picks the first dealer (``first dealer random``), not a card draw
 
 
@@ -270,16 +271,16 @@ class State:
         return 0
 
     def _trump(self, trick: ir.Trick) -> int:
-        return self.game.compile(trick.trump)(self, {})
+        return self.game.trick_plan(trick).trump(self, _NO_ENV)
 
     def _order(self, trump: int) -> tuple[list[int], list[int]]:
         """The suit and strength of every card in the current trick phase under ``trump`` (bowers apply)."""
         ph = self.game.phases.get(self.phase) if self.phase is not None else None
         trick = ph.trick if ph is not None else None
-        if trick is None or trick.bowers is None:
+        if trick is None:
             return self.game.suit_of, self.game.strength_of
-        su, st = self.game.card_order(trick)
-        return su[trump + 1], st[trump + 1]
+        plan = self.game.trick_plan(trick)
+        return plan.suits_by[trump + 1], plan.strength_by[trump + 1]
 
     def _led_suit(self) -> int:
         """The suit led to the current trick (a left bower leads trumps), or -1."""
@@ -307,10 +308,10 @@ class State:
         hand = self.zones[g.hand_base + self.to_play]
         if not self.trick_cards:
             return list(hand)
-        ev = g.compile
-        rules = {r.kind for r in trick.follow if ev(r.condition)(self, {})}
-        trump = self._trump(trick)
-        so = self._order(trump)[0]
+        plan = g.trick_plan(trick)
+        rules = {kind for kind, cond in plan.follow if cond(self, _NO_ENV)}
+        trump = plan.trump(self, _NO_ENV)
+        so = plan.suits_by[trump + 1]
         led = so[self.trick_cards[0][1]]
         cands = list(hand)
         if "suit" in rules:
@@ -387,9 +388,9 @@ class State:
         self.zones[g.hand_base + p].remove(card)
         self.zones[g.trick_zone].append(card)
         self.trick_cards.append((p, card))
-        active = self._active_players(trick)
-        if len(self.trick_cards) < len(active):
-            self.to_play = self._next_active(p, trick)
+        skip = self._skipped(trick)
+        if len(self.trick_cards) < len(self._active_players(trick, skip)):
+            self.to_play = self._next_active(p, trick, skip)
             self.actor = self.to_play
             return
         winner = self._trick_winner(self._trump(trick))
@@ -399,7 +400,7 @@ class State:
         self.zones[g.trick_zone].clear()
         self.trick_cards = []
         self.last_winner = winner
-        count = g.compile(trick.count)(self, {})
+        count = g.trick_plan(trick).count(self, _NO_ENV)
         if self.trick_number >= count:
             self._push(trick.then, {})
             return
@@ -410,21 +411,19 @@ class State:
 
     def _skipped(self, trick: ir.Trick) -> set[int]:
         """The players who sit out of the tricks (``skip A, B``; ``none`` skips nobody)."""
-        ev = self.game.compile
-        out = {ev(trick.skip)(self, {})}
-        for e in trick.more_skips:
-            out.add(ev(e)(self, {}))
-        return out
+        return {f(self, _NO_ENV) for f in self.game.trick_plan(trick).skips}
 
-    def _active_players(self, trick: ir.Trick) -> list[int]:
-        skip = self._skipped(trick)
+    def _active_players(self, trick: ir.Trick, skip: set[int] | None = None) -> list[int]:
+        if skip is None:
+            skip = self._skipped(trick)
         active = [p for p in range(self.game.players) if p not in skip]
         if not active:
             raise RuleError("every player sits out of the tricks ('skip')", trick.span)
         return active
 
-    def _next_active(self, p: int, trick: ir.Trick) -> int:
-        skip = self._skipped(trick)
+    def _next_active(self, p: int, trick: ir.Trick, skip: set[int] | None = None) -> int:
+        if skip is None:
+            skip = self._skipped(trick)
         n = self.game.players
         q = (p + 1) % n
         while q in skip:
