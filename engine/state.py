@@ -67,7 +67,11 @@ class State:
             if v.scope == "match":
                 self._init_var(v)
         if game.dealer_by_chance:
-            # `first dealer random`: the match opens with a chance node whose outcomes are the seats.
+            # `first dealer random`: the match opens with a chance node whose outcomes are the seats.  The deal
+            # variables get their initial values now (the deal sets them again) so that this node can be observed.
+            for v in g.vars:
+                if v.scope == "deal":
+                    self._init_var(v)
             self.pending.append((DEALER_DRAW, DEALER_DRAW))
             return
         self.dealer = ev(g.match.first_dealer)(self, {})
