@@ -37,9 +37,10 @@ class ExportError(Exception):
     """The game cannot be exported (e.g. trick play without a 'hand' zone)."""
 
 
-def generate(game_ir: ir.Game, source: str = "") -> str:
-    """Python source of a standalone module playing ``game_ir``; ``source`` names the rule file (a comment)."""
-    return _Gen(game_ir, source).module()
+def generate(game_ir: ir.Game, source: str = "", extra: str = "") -> str:
+    """Python source of a standalone module playing ``game_ir``; ``source`` names the rule file (kept as the
+    constant SOURCE); ``extra`` is code placed before the terminal-play part (the OpenSpiel adapter)."""
+    return _Gen(game_ir, source).module(extra)
 
 
 class _Gen:  # noqa: PLR0904 - one method per IR construct
@@ -839,7 +840,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         return out
 
     # -- the module ---------------------------------------------------------------------------------
-    def module(self) -> str:
+    def module(self, extra: str = "") -> str:
         self.phase_code()
         match = self.match_code()
         led = self.led_suit()
@@ -874,6 +875,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             f"NLOC = {max(self.nloc, 1)}",
             _STATE.replace("@VARSLOTS@", repr(tuple(var_slots)))
                   .replace("@COPYVARS@", "\n".join(copy_vars) or "        pass"),
+            *([extra] if extra else []),
             _PLAY,
         ]
         return "\n\n\n".join(parts) + "\n"
