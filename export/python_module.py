@@ -37,9 +37,54 @@ class ExportError(Exception):
     """The game cannot be exported (e.g. trick play without a 'hand' zone)."""
 
 
+# The IR fields this exporter translates.  A field added to the IR later (a new construct of the language) is
+# refused with an ExportError while it holds a value other than its default, instead of being silently ignored.
+KNOWN_FIELDS = {
+    "Game": {"name", "title", "players", "sides", "deck", "options", "enums", "zones", "vars", "phases", "tables",
+             "match", "properties", "action_slots", "source"},
+    "Trick": {"count", "leader", "trump", "follow", "skip", "then", "span", "more_skips", "bowers"},
+    "Phase": {"name", "kind", "actor", "actions", "body", "trick", "span"},
+    "Action": {"name", "label", "param", "guard", "body", "span"},
+    "Param": {"kind", "name", "type", "zone", "low", "high", "dest", "span"},
+    "Match": {"first_dealer", "next_dealer", "start", "ends_when", "returns_var", "returns", "span",
+              "first_dealer_random"},
+    "Zone": {"name", "per_player", "visibility", "home", "builtin", "span"},
+    "Var": {"name", "scope", "type", "per", "init", "span"},
+    "Deck": {"suits", "ranks", "colors", "span"},
+    "Table": {"name", "rows", "span"},
+    "Row": {"name", "guard", "body", "span"},
+    "FollowRule": {"kind", "condition", "span"},
+}
+
+
+def check_known(node, seen=None) -> None:
+    """Raise ExportError if ``node`` (recursively) uses an IR field this exporter does not translate."""
+    from dataclasses import MISSING, fields, is_dataclass
+    if isinstance(node, (tuple, list)):
+        for x in node:
+            check_known(x)
+        return
+    if not is_dataclass(node):
+        return
+    known = KNOWN_FIELDS.get(type(node).__name__)
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if known is not None and f.name not in known:
+            default = f.default if f.default is not MISSING else (
+                f.default_factory() if f.default_factory is not MISSING else MISSING)
+            if default is MISSING or value != default:
+                raise ExportError(f"the exporter does not translate '{type(node).__name__}.{f.name}' yet "
+                                  f"(a language construct newer than the exporter)")
+        if f.name != "properties":
+            check_known(value)
+
+
 def generate(game_ir: ir.Game, source: str = "", extra: str = "") -> str:
     """Python source of a standalone module playing ``game_ir``; ``source`` names the rule file (kept as the
-    constant SOURCE); ``extra`` is code placed before the terminal-play part (the OpenSpiel adapter)."""
+    constant SOURCE); ``extra`` is code placed before the terminal-play part (the OpenSpiel adapter).
+
+    Raises ExportError for a construct the exporter does not translate."""
+    check_known(game_ir)
     return _Gen(game_ir, source).module(extra)
 
 
@@ -162,7 +207,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             if e.kind == "sum":
                 return f"sum({body} for {q} in {dom})"
             return f"sum(1 for {q} in {dom} if {body})"
-        raise TypeError(type(e))  # pragma: no cover
+        raise ExportError(f"the exporter does not translate the expression {type(e).__name__} yet")
 
     def call(self, e: ir.Call, env) -> str:  # noqa: C901
         fn, N = e.fn, self.N

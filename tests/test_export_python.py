@@ -88,3 +88,25 @@ def test_loader_helper(tmp_path):
     p = tmp_path / "m.py"
     p.write_text("X = 1\n")
     assert load_module(p, "helper_m").X == 1
+
+
+def test_a_construct_newer_than_the_exporter_is_refused():
+    """An IR field the exporter does not know (say a later 'after trick' hook) stops the export, loudly."""
+    import dataclasses
+
+    from atout.compiler import compile_file, ir
+    from atout.export.python_module import ExportError, generate
+
+    game = compile_file(str(next(p for p in SHIPPED if p.stem == "euchre")))
+    Later = dataclasses.make_dataclass("Trick", [("after", tuple, dataclasses.field(default=()))],
+                                       bases=(ir.Trick,), frozen=True)
+    play = next(p for p in game.phases if p.trick is not None)
+    trick = Later(**{f.name: getattr(play.trick, f.name) for f in dataclasses.fields(ir.Trick)},
+                  after=(ir.EndDeal(),))
+    phases = tuple(dataclasses.replace(p, trick=trick) if p is play else p for p in game.phases)
+    with pytest.raises(ExportError, match="Trick.after"):
+        generate(dataclasses.replace(game, phases=phases))
+    # with the field at its default the export goes on
+    trick = Later(**{f.name: getattr(play.trick, f.name) for f in dataclasses.fields(ir.Trick)})
+    phases = tuple(dataclasses.replace(p, trick=trick) if p is play else p for p in game.phases)
+    assert "def _play_" in generate(dataclasses.replace(game, phases=phases))
