@@ -78,7 +78,8 @@ def transitions(g: ir.Game) -> tuple[list[tuple[str, str]], list[tuple[str, str,
     ids = {p.name: f"p{i}" for i, p in enumerate(g.phases)}
     nodes = [("start", "start of the match"), ("end_deal", "end of the deal"), ("over", "end of the match")]
     edges = []
-    first = "first dealer at random" if g.match.first_dealer_random else f"first dealer {expr_text(g.match.first_dealer)}"
+    first = ("first dealer at random" if g.match.first_dealer_random
+             else f"first dealer {expr_text(g.match.first_dealer)}")
     edges.append(("start", ids[g.match.start], shorten(first)))
     for p in g.phases:
         if p.kind == "auto":

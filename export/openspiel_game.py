@@ -112,7 +112,7 @@ def generate_openspiel(g: ir.Game, source: str = "") -> str:
         raise ValueError(str(exc)) from None
 
 
-_ADAPTER = '''# -- OpenSpiel adapter: registers this game with pyspiel on import ------------------------------------------
+_ADAPTER = '''# -- OpenSpiel adapter: registers this game with pyspiel on import ---------------------------------------
 import numpy as np
 import pyspiel
 

@@ -432,8 +432,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             n = self.N if v.per == "player" else max(1, len(self.g.sides))
             lines.append(f"{ind}{i} = {self.x(s.index, env)}")
             lines.append(f"{ind}if not 0 <= {i} < {n}:")
-            lines.append(f"{ind}    raise RuleError({py_str(self.where(s) + 'index {} out of range for ' + repr(s.var))}"
-                         f".format({i}))")
+            msg = py_str(self.where(s) + "index {} out of range for " + repr(s.var))
+            lines.append(f"{ind}    raise RuleError({msg}.format({i}))")
             target = f"{attr}[{i}]"
         else:
             target = attr
