@@ -33,6 +33,12 @@ def _span():
     return field(default=NO_SPAN, compare=False, repr=False)
 
 
+def _added(default):
+    """A field added to the IR after its first release: ``dump`` omits it while it holds its default,
+    so that the canonical dump of a game that does not use it is unchanged."""
+    return field(default=default, metadata={"omit_default": True})
+
+
 # -- types -------------------------------------------------------------------
 @dataclass(frozen=True)
 class Type:
@@ -361,6 +367,11 @@ class Trick:
     # ``after trick { ... }``: runs after every trick (the last one too, before ``then``), with
     # ``trick_number`` the trick just played and ``winner`` its winner; no goto or end deal.
     after: tuple[Stmt, ...] = field(default=(), metadata={"dump_if_default": False})
+    more_skips: tuple[Expr, ...] = _added(())  # further players who sit out (`skip A, B`), each a player or none
+    # `bowers RANK`: the strength of the bower rank.  Under a trump suit, the card of that rank in trumps is the
+    # highest trump (right bower) and the card of that rank in the other suit of trumps' colour is the second
+    # highest (left bower); the left bower belongs to trumps for following suit and winning tricks.
+    bowers: int | None = _added(None)
 
 
 @dataclass(frozen=True)
@@ -398,6 +409,7 @@ class Match:
     returns_var: str
     returns: Expr
     span: Span = _span()
+    first_dealer_random: bool = _added(False)  # `first dealer random`: a chance node picks the first dealer
 
 
 @dataclass(frozen=True)
@@ -541,7 +553,8 @@ def _dump(node, indent: int, out: list[str], prefix: str) -> None:
         for f in fields(node):
             if f.name == "span" or not f.compare:
                 continue
-            if f.metadata.get("dump_if_default", True) is False and getattr(node, f.name) == f.default:
+            if (f.metadata.get("dump_if_default", True) is False or f.metadata.get("omit_default")) and \
+                    getattr(node, f.name) == f.default:
                 continue  # a later, optional field: dumps of games that do not use it stay unchanged
             _dump(getattr(node, f.name), indent + 1, out, f"{f.name}: ")
         return

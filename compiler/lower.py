@@ -11,7 +11,7 @@ from __future__ import annotations
 from . import ir
 from . import syntax as S
 from .diagnostics import Reporter, did_you_mean
-from .ir import BOOL, CARD, INT, PLAYER, SUIT, Type
+from .ir import BOOL, CARD, INT, PLAYER, RANK, SUIT, Type
 from .resolve import BUILTINS, ERROR, Scope
 from .span import NO_SPAN
 
@@ -356,6 +356,8 @@ class _Lowering:
             "eldest", PLAYER)
         trump = scope.check(t.trump, {}, SUIT, "'trump'") if t.trump is not None else ir.Const(ir.NONE, SUIT, "none")
         skip = scope.check(t.skip, {}, PLAYER, "'skip'") if t.skip is not None else ir.Const(ir.NONE, PLAYER, "none")
+        more_skips = tuple(scope.check(x, {}, PLAYER, "'skip'") for x in t.more_skips)
+        bowers = self._bowers(scope, t.bowers) if t.bowers is not None else None
         follow = []
         kinds = set()
         for r in t.follow:
@@ -380,7 +382,25 @@ class _Lowering:
                     self.rep.error("E110", "'after trick' runs between tricks: no 'goto' or 'end deal'", s.span,
                                    "put control flow in 'then', which runs after the last trick")
         return ir.Trick(count or ir.Const(0, INT, "0"), leader, trump, tuple(follow), skip, then, t.span,
-                        after=after)
+                        after=after, more_skips=more_skips, bowers=bowers)
+
+    def _bowers(self, scope: Scope, e) -> int | None:
+        """``bowers RANK``: a constant rank, and a deck whose colours pair every suit with exactly one other."""
+        r = scope.check(e, {}, RANK, "'bowers'")
+        if not isinstance(r, ir.Const) or r.type != RANK:
+            if isinstance(r, ir.Const) and r.type.kind == "error":
+                return None
+            self.rep.error("E104", "'bowers' names a rank of the deck, e.g. bowers J", e.span)
+            return None
+        deck = self.rf.deck
+        groups = [members for _, members in deck.colors]
+        bad = [s for s in deck.suits if sum(s in g for g in groups) != 1] if groups else list(deck.suits)
+        if not groups or bad or any(len(g) != 2 for g in groups):
+            self.rep.error("E104", "'bowers' needs a deck whose colours pair the suits two by two "
+                                   "(the left bower is the other suit of trumps' colour)", e.span,
+                           "add e.g. colors black {clubs spades} red {diamonds hearts} to the deck")
+            return None
+        return r.value
 
     def _must_exit(self, body: tuple[ir.Stmt, ...], span, what: str) -> None:
         if not _always_exits(body):
@@ -419,12 +439,15 @@ class _Lowering:
             ir.Const(0, PLAYER, "seat 0")
         nd = scope.check(m.next_dealer, {}, PLAYER, "'next dealer'") if m.next_dealer is not None else \
             ir.Call("left", (ir.Builtin("dealer", PLAYER),), PLAYER)
+        if m.first_dealer_random and m.first_dealer is not None:
+            self.rep.error("E102", "'first dealer' is given twice (an expression and 'random')", m.span,
+                           "keep one of them")
         ends = scope.check(m.ends_when, {}, BOOL, "'ends when'") if m.ends_when is not None else None
         rv = m.returns_var or "p"
         ret = scope.check(m.returns, {rv: PLAYER}, INT, "'returns'") if m.returns is not None else None
         if ends is None or ret is None or m.start is None:
             return None
-        return ir.Match(fd, nd, m.start, ends, rv, ret, m.span)
+        return ir.Match(fd, nd, m.start, ends, rv, ret, m.span, m.first_dealer_random)
 
     def _properties(self, scope: Scope) -> tuple[ir.Property, ...]:
         out = []

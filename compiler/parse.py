@@ -417,7 +417,8 @@ class _Builder:
         return S.Param("domain", str(name), type_name=str(spec.children[0]), span=sp)
 
     def trick(self, item: Tree) -> S.TrickDecl:
-        count = leader = trump = skip = then = after = None
+        count = leader = trump = skip = then = after = bowers = None
+        more_skips: tuple = ()
         follow = []
         for it in item.children:
             k = it.data
@@ -429,6 +430,9 @@ class _Builder:
                 trump = self.expr(it.children[0])
             elif k == "trick_skip":
                 skip = self.expr(it.children[0])
+                more_skips = tuple(self.expr(c) for c in it.children[1:])
+            elif k == "trick_bowers":
+                bowers = self.expr(it.children[0])
             elif k == "trick_then":
                 then = self.block(it.children[0])
             elif k == "trick_after":
@@ -438,7 +442,8 @@ class _Builder:
                     cond = r.children[0] if r.children else None
                     follow.append(S.FollowRule(r.data.split("_")[1], self.expr(cond) if cond is not None else None,
                                                self.sp(r)))
-        return S.TrickDecl(count, leader, trump, tuple(follow), skip, then, self.sp(item), after=after)
+        return S.TrickDecl(count, leader, trump, tuple(follow), skip, then, self.sp(item), after=after,
+                           more_skips=more_skips, bowers=bowers)
 
     def table(self, item: Tree) -> S.TableDecl:
         ov, name, *rows = item.children
@@ -451,11 +456,14 @@ class _Builder:
 
     def match(self, item: Tree) -> S.MatchDecl:
         fd = nd = start = ends = rv = rexpr = None
+        fd_random = False
         start_span = self.sp(item)
         for it in item.children:
             k = it.data
             if k == "first_dealer":
                 fd = self.expr(it.children[0])
+            elif k == "first_dealer_random":
+                fd_random = True
             elif k == "next_dealer":
                 nd = self.expr(it.children[0])
             elif k == "start_phase":
@@ -466,7 +474,7 @@ class _Builder:
             elif k == "returns":
                 rv = str(it.children[0])
                 rexpr = self.expr(it.children[1])
-        return S.MatchDecl(fd, nd, start, ends, rv, rexpr, self.sp(item), start_span)
+        return S.MatchDecl(fd, nd, start, ends, rv, rexpr, self.sp(item), start_span, fd_random)
 
     def prop(self, item: Tree) -> S.PropertyDecl:
         ov, name, body = item.children

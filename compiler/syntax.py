@@ -272,6 +272,8 @@ class TrickDecl:
     then: tuple[Stmt, ...] | None
     span: Span = _span()
     after: tuple[Stmt, ...] | None = None  # ``after trick { ... }``: runs after every trick
+    more_skips: tuple[Expr, ...] = ()  # `skip A, B`: the players after the first
+    bowers: Expr | None = None  # `bowers J`: the rank of the bowers
 
 
 @dataclass(frozen=True)
@@ -367,6 +369,7 @@ class MatchDecl:
     returns: Expr | None
     span: Span = _span()
     start_span: Span = _span()
+    first_dealer_random: bool = False  # `first dealer random`
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,6 @@ class ExprCompiler:
 
     def _builtin(self, name: str) -> Fn:
         n = self.L.players
-        suit_of = self.L.suit_of
         table = {
             "dealer": lambda st, env: st.dealer,
             "eldest": lambda st, env: (st.dealer + 1) % n,
@@ -123,7 +122,7 @@ class ExprCompiler:
             "leader": lambda st, env: st.trick_leader,
             "winner": lambda st, env: st.last_winner,
             "trick_number": lambda st, env: st.trick_number,
-            "led_suit": lambda st, env: suit_of[st.trick_cards[0][1]] if st.trick_cards else -1,
+            "led_suit": lambda st, env: st._led_suit() if st.trick_cards else -1,
             "deal_number": lambda st, env: st.deal_number,
         }
         return table[name]

@@ -31,6 +31,19 @@ class ZoneSlot:
         return self.name if self.owner is None else f"{self.name}[{self.owner}]"
 
 
+@dataclass(frozen=True)
+class TrickPlan:
+    """A trick block compiled for the engine's hot path: closures ``f(state, env)`` and card order tables
+    (``suits_by[trump + 1][card]``, ``strength_by[trump + 1][card]``; see :meth:`Game.card_order`)."""
+    count: object
+    leader: object
+    trump: object
+    skips: tuple
+    follow: tuple  # ((kind, condition), ...)
+    suits_by: list
+    strength_by: list
+
+
 class Game:
     """A playable game compiled from a rule file.
 
@@ -76,6 +89,53 @@ class Game:
         self.hand_base = self.zone_base.get("hand")
         self.trick_zone = self.zone_base.get("trick")
         self.taken_base = self.zone_base.get("taken")
+        self.dealer_by_chance = g.match.first_dealer_random
+        self._card_orders: dict[int, tuple[list[list[int]], list[list[int]]]] = {}
+        self._trick_plans: dict[int, TrickPlan] = {}
+
+    def trick_plan(self, trick: ir.Trick) -> "TrickPlan":
+        """The trick block's expressions compiled once, with its card order tables (cached per block)."""
+        key = id(trick)
+        plan = self._trick_plans.get(key)
+        if plan is None:
+            ev = self.compile
+            suits_by, strength_by = self.card_order(trick)
+            plan = TrickPlan(ev(trick.count), ev(trick.leader), ev(trick.trump),
+                             tuple(ev(e) for e in (trick.skip, *trick.more_skips)),
+                             tuple((r.kind, ev(r.condition)) for r in trick.follow), suits_by, strength_by)
+            self._trick_plans[key] = plan
+        return plan
+
+    def card_order(self, trick: ir.Trick) -> tuple[list[list[int]], list[list[int]]]:
+        """``(suit_by_trump, strength_by_trump)``: for a trump suit ``t`` (or -1, none), ``suit_by_trump[t + 1][c]``
+        is the suit card ``c`` belongs to in trick play and ``strength_by_trump[t + 1][c]`` its strength there.
+
+        They are the printed suit and rank unless the trick declares ``bowers RANK``: then under trumps ``t`` the
+        card of that rank in ``t`` (right bower) has strength ``nranks + 1``, the card of that rank in the other suit
+        of ``t``'s colour (left bower) has suit ``t`` and strength ``nranks``.
+        """
+        key = id(trick)
+        got = self._card_orders.get(key)
+        if got is not None:
+            return got
+        suits_by, strength_by = [], []
+        ns = len(self.deck.suits)
+        for t in range(-1, ns):
+            su = list(self.suit_of)
+            st = list(self.strength_of)
+            if trick.bowers is not None and t >= 0:
+                bower_index = self.nranks - 1 - trick.bowers
+                colour = next(members for _, members in self.deck.colors if self.deck.suits[t] in members)
+                other = next(self.deck.suits.index(m) for m in colour if m != self.deck.suits[t])
+                right, left = t * self.nranks + bower_index, other * self.nranks + bower_index
+                st[right] = self.nranks + 1
+                st[left] = self.nranks
+                su[left] = t
+            suits_by.append(su)
+            strength_by.append(st)
+        got = (suits_by, strength_by)
+        self._card_orders[key] = got
+        return got
 
     # -- OpenSpiel-shaped game API -------------------------------------------------
     def new_initial_state(self):
@@ -90,7 +150,7 @@ class Game:
         return self.ir.num_distinct_actions
 
     def max_chance_outcomes(self) -> int:
-        return self.num_cards
+        return max(self.num_cards, self.players) if self.dealer_by_chance else self.num_cards
 
     # -- names -------------------------------------------------------------------------
     def card_str(self, card: int) -> str:

@@ -21,6 +21,8 @@ from .evaluate import RuleError
 from .game import CHANCE, TERMINAL, Game
 
 MAX_AUTO_STEPS = 100_000
+_NO_ENV: dict = {}  # the empty environment of closures evaluated outside actions (never mutated)
+DEALER_DRAW = -2  # a pending chance event that picks the first dealer (``first dealer random``), not a card draw
 
 
 class _NextTrick(ir.Stmt):
@@ -72,6 +74,14 @@ class State:
         for v in g.vars:
             if v.scope == "match":
                 self._init_var(v)
+        if game.dealer_by_chance:
+            # `first dealer random`: the match opens with a chance node whose outcomes are the seats.  The deal
+            # variables get their initial values now (the deal sets them again) so that this node can be observed.
+            for v in g.vars:
+                if v.scope == "deal":
+                    self._init_var(v)
+            self.pending.append((DEALER_DRAW, DEALER_DRAW))
+            return
         self.dealer = ev(g.match.first_dealer)(self, {})
         self._start_deal()
         self._settle()
@@ -92,9 +102,13 @@ class State:
         return self.terminal
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """``[(card id, probability)]`` for the next draw, uniform over the cards of the source zone."""
+        """``[(card id, probability)]`` for the next draw, uniform over the cards of the source zone;
+        ``[(seat, 1/players)]`` when the first dealer is chosen by chance."""
         if not self.is_chance_node():
             raise IllegalActionError("chance_outcomes() called at a node that is not a chance node")
+        if self.pending[0][0] == DEALER_DRAW:
+            n = self.game.players
+            return [(p, 1.0 / n) for p in range(n)]
         src = self.zones[self.pending[0][0]]
         p = 1.0 / len(src)
         return [(c, p) for c in sorted(src)]
@@ -104,6 +118,8 @@ class State:
         if self.terminal:
             return []
         if self.pending:
+            if self.pending[0][0] == DEALER_DRAW:
+                return list(range(self.game.players))
             return sorted(self.zones[self.pending[0][0]])
         if player is not None and player != self.actor:
             return []
@@ -118,6 +134,17 @@ class State:
             raise IllegalActionError(f"the match is over; no action can be applied ({self._where()})")
         if self.pending:
             src, dst = self.pending[0]
+            if src == DEALER_DRAW:
+                if not (isinstance(action, int) and 0 <= action < self.game.players):
+                    raise IllegalActionError(f"chance outcome {action} is not a seat 0..{self.game.players - 1} "
+                                             f"(the first dealer is being chosen)")
+                self.history.append(action)
+                self.log.append((CHANCE, action, True))
+                self.pending.pop(0)
+                self.dealer = action
+                self._start_deal()
+                self._settle()
+                return
             if action not in self.zones[src]:
                 raise IllegalActionError(f"chance outcome {action} ({self._action_name(action)}) is not in "
                                          f"{self.game.zone_slots[src].label} ({self._where()})")
@@ -141,6 +168,8 @@ class State:
     def action_to_string(self, action: int, player: int | None = None) -> str:
         """Text of an action in this state: ``play K♠``, ``discard 7♥``, ``I propose``, ``deal Q♦``."""
         g = self.game
+        if self.pending and self.pending[0][0] == DEALER_DRAW:
+            return f"seat {action} deals"
         if self.pending and action < g.num_cards:
             return f"deal {g.card_str(action)}"
         if action < g.num_cards:
@@ -256,11 +285,26 @@ class State:
         return 0
 
     def _trump(self, trick: ir.Trick) -> int:
-        return self.game.compile(trick.trump)(self, {})
+        return self.game.trick_plan(trick).trump(self, _NO_ENV)
+
+    def _order(self, trump: int) -> tuple[list[int], list[int]]:
+        """The suit and strength of every card in the current trick phase under ``trump`` (bowers apply)."""
+        ph = self.game.phases.get(self.phase) if self.phase is not None else None
+        trick = ph.trick if ph is not None else None
+        if trick is None:
+            return self.game.suit_of, self.game.strength_of
+        plan = self.game.trick_plan(trick)
+        return plan.suits_by[trump + 1], plan.strength_by[trump + 1]
+
+    def _led_suit(self) -> int:
+        """The suit led to the current trick (a left bower leads trumps), or -1."""
+        if not self.trick_cards:
+            return -1
+        return self._order(self._trump(self.game.phases[self.phase].trick))[0][self.trick_cards[0][1]]
 
     def _beats(self, a: int, b: int, trump: int) -> bool:
         """Whether card ``a`` beats card ``b`` (the current winner) under ``trump``."""
-        so, st = self.game.suit_of, self.game.strength_of
+        so, st = self._order(trump)
         if so[a] == so[b]:
             return st[a] > st[b]
         return so[a] == trump
@@ -278,10 +322,10 @@ class State:
         hand = self.zones[g.hand_base + self.to_play]
         if not self.trick_cards:
             return list(hand)
-        ev = g.compile
-        rules = {r.kind for r in trick.follow if ev(r.condition)(self, {})}
-        so = g.suit_of
-        trump = self._trump(trick)
+        plan = g.trick_plan(trick)
+        rules = {kind for kind, cond in plan.follow if cond(self, _NO_ENV)}
+        trump = plan.trump(self, _NO_ENV)
+        so = plan.suits_by[trump + 1]
         led = so[self.trick_cards[0][1]]
         cands = list(hand)
         free = False  # void in the suit led and not obliged to trump: any card, no duty to head (AC)
@@ -361,9 +405,9 @@ class State:
         self.zones[g.hand_base + p].remove(card)
         self.zones[g.trick_zone].append(card)
         self.trick_cards.append((p, card))
-        active = self._active_players(trick)
-        if len(self.trick_cards) < len(active):
-            self.to_play = self._next_active(p, trick)
+        skip = self._skipped(trick)
+        if len(self.trick_cards) < len(self._active_players(trick, skip)):
+            self.to_play = self._next_active(p, trick, skip)
             self.actor = self.to_play
             return
         winner = self._trick_winner(self._trump(trick))
@@ -373,7 +417,7 @@ class State:
         self.zones[g.trick_zone].clear()
         self.trick_cards = []
         self.last_winner = winner
-        count = g.compile(trick.count)(self, {})
+        count = g.trick_plan(trick).count(self, _NO_ENV)
         # What follows the trick runs after the `after trick` block (pushed last, so it runs first).
         self._push(trick.then if self.trick_number >= count else (_NEXT_TRICK,), {})
         if trick.after:
@@ -386,15 +430,26 @@ class State:
         self.to_play = self.last_winner
         self.actor = self.last_winner
 
-    def _active_players(self, trick: ir.Trick) -> list[int]:
-        skip = self.game.compile(trick.skip)(self, {})
-        return [p for p in range(self.game.players) if p != skip]
+    def _skipped(self, trick: ir.Trick) -> set[int]:
+        """The players who sit out of the tricks (``skip A, B``; ``none`` skips nobody)."""
+        return {f(self, _NO_ENV) for f in self.game.trick_plan(trick).skips}
 
-    def _next_active(self, p: int, trick: ir.Trick) -> int:
-        skip = self.game.compile(trick.skip)(self, {})
+    def _active_players(self, trick: ir.Trick, skip: set[int] | None = None) -> list[int]:
+        if skip is None:
+            skip = self._skipped(trick)
+        active = [p for p in range(self.game.players) if p not in skip]
+        if not active:
+            raise RuleError("every player sits out of the tricks ('skip')", trick.span)
+        return active
+
+    def _next_active(self, p: int, trick: ir.Trick, skip: set[int] | None = None) -> int:
+        if skip is None:
+            skip = self._skipped(trick)
         n = self.game.players
         q = (p + 1) % n
-        while q == skip:
+        while q in skip:
+            if q == p:
+                raise RuleError("every player sits out of the tricks ('skip')", trick.span)
             q = (q + 1) % n
         return q
 
@@ -416,8 +471,7 @@ class State:
             self.trick_number = 1
             self.trick_cards = []
             leader = g.compile(trick.leader)(self, {})
-            skip = g.compile(trick.skip)(self, {})
-            if leader == skip:
+            if leader in self._skipped(trick):
                 leader = self._next_active(leader, trick)
             self.trick_leader = leader
             self.to_play = leader

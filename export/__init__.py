@@ -1,7 +1,81 @@
-"""Exporters of compiled games."""
+"""Exporters of compiled games: one module per target.
+
+* ``python``    :mod:`.python_module` — a standalone module (standard library only) that plays the game;
+* ``openspiel`` :mod:`.openspiel_game` — that module plus its registration with ``pyspiel`` as a Python game;
+* ``dot``, ``mermaid`` :mod:`.diagram` — the state machine as a diagram;
+* ``json``      :mod:`.ir_json` — the IR.
+
+:func:`export` is what ``atout export FILE --to TARGET -o OUT`` runs.
+"""
 from __future__ import annotations
+
+import os
+import tempfile
+
+TARGETS = ("python", "openspiel", "dot", "mermaid", "json")
+
+
+def render(path: str, target: str) -> str:
+    """The text of the export of the rule file at ``path`` to ``target``.
+
+    Raises :class:`atout.compiler.CompileError` for a bad rule file and ``ValueError`` for an unknown target or a
+    game the target cannot represent (the message says why).
+    """
+    from atout.compiler import compile_file
+
+    if target not in TARGETS:
+        raise ValueError(f"unknown export target '{target}'; targets are {', '.join(TARGETS)}")
+    game = compile_file(path)
+    if target == "python":
+        from .python_module import ExportError, generate
+        try:
+            return generate(game, path)
+        except ExportError as exc:
+            raise ValueError(str(exc)) from None
+    if target == "openspiel":
+        from .openspiel_game import generate_openspiel
+        return generate_openspiel(game, path)
+    if target in ("dot", "mermaid"):
+        from .diagram import to_dot, to_mermaid
+        return to_dot(game) if target == "dot" else to_mermaid(game)
+    from .ir_json import to_json
+    return to_json(game)
+
+
+def write_atomically(output: str, text: str) -> None:
+    """Write ``text`` to ``output`` through a temporary file in the same folder and a rename (never half a file).
+
+    Raises OSError when the folder does not exist or cannot be written.
+    """
+    folder = os.path.dirname(os.path.abspath(output))
+    fd, tmp = tempfile.mkstemp(prefix=".atout-export-", suffix=".part", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, output)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def export(path: str, target: str, output: str) -> int:
+    """``atout export``: compile ``path``, export it to ``target``, write ``output`` atomically; returns 0.
+
+    Bad input (a malformed rule file, an unknown target, a game the target cannot represent, an output path that
+    cannot be written) raises CompileError or :class:`atout.cli.UsageError`, which the CLI reports with exit 2.
+    """
     from atout.cli import UsageError
-    raise UsageError(f"export to '{target}' is not available yet")
+
+    try:
+        text = render(path, target)
+    except ValueError as exc:
+        raise UsageError(f"cannot export {path} to {target}: {exc}") from None
+    try:
+        write_atomically(output, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write '{output}': {exc.strerror or exc}") from None
+    print(f"{path}: exported to {target}: {output}")
+    return 0

@@ -3,7 +3,7 @@
 A change to the compiler that changes the IR of a shipped game shows up here as a diff.  When the change is
 intended, regenerate and review::
 
-    python -m pytest tests/test_golden.py --update-goldens     # or ATOUT_UPDATE_GOLDENS=1
+    python -m pytest tests/test_golden_ir.py --update-goldens     # or ATOUT_UPDATE_GOLDENS=1
     git diff tests/golden
 
 Also here: the IR ignores source positions, so the same game written with other whitespace and comments
@@ -35,7 +35,7 @@ def test_dump_matches_golden(name, update_goldens, capsys, monkeypatch):
     golden = GOLDEN / f"{name}.ir"
     if update_goldens:
         golden.write_text(out, encoding="utf-8")
-    assert golden.exists(), f"no golden {golden}: run python -m pytest tests/test_golden.py --update-goldens"
+    assert golden.exists(), f"no golden {golden}: run python -m pytest tests/test_golden_ir.py --update-goldens"
     assert out == golden.read_text(encoding="utf-8")
 
 

@@ -4,7 +4,7 @@ points of each deal.  The matches are matches 0 and 1 of ``atout simulate rules/
 --seed 7 --bot greedy --bot random`` (match 0 is played without any proposal; match 1 has
 refusals and an exchange).
 
-Regenerate with ``python -m pytest tests/test_golden.py --update-goldens`` and read the diff: the
+Regenerate with ``python -m pytest tests/test_golden_playthrough.py --update-goldens`` and read the diff: the
 golden was checked by hand against the rules (follow rules, scoring) when it was first accepted.
 """
 from __future__ import annotations

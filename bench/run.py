@@ -1,0 +1,184 @@
+"""Benchmarks: random playouts with Atout's engine and with the exported Python module, against OpenSpiel.
+
+    python bench/run.py [--seconds S] [--repeats R] [--json]
+
+For Écarté, Solo Whist and Euchre (the rule files in rules/; a game without a rule file is reported as n/a) it
+measures random playouts per second and actions per second of the engine (``atout.engine``) and of the module
+exported with ``atout export --to python``; in the same run, OpenSpiel's C++ ``euchre`` through pyspiel and
+OpenSpiel's Python ``python_kuhn_poker``, driven by the same random loop; the ratios of every row to those two;
+and the wall time of ``atout verify FILE --json`` for each shipped game (n/a while that command is missing).
+
+The random loop is the same for every implementation: at a chance node it samples ``chance_outcomes()`` by
+probability, at a decision it picks uniformly from ``legal_actions()``; every applied action (chance outcomes
+included) counts as an action.  Each measurement runs for S seconds (default 2) and is repeated R times (default
+3); the best rate is kept (the machine is shared, so the best is the least disturbed).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rules"
+GAMES = [("Écarté", "ecarte"), ("Solo Whist", "solo_whist"), ("Euchre", "euchre")]
+TARGETS = {"module_vs_cpp_euchre": 0.25, "engine_vs_cpp_euchre": 0.05, "verify_ecarte_s": 2.0,
+           "verify_solo_whist_s": 10.0}
+
+
+def random_loop(new_state, seconds: float, seed: int = 0) -> tuple[float, float]:
+    """(playouts per second, actions per second) of uniformly random playouts for ``seconds``."""
+    rng = random.Random(seed)
+    playouts = actions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        s = new_state()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                r = rng.random()
+                for a, p in s.chance_outcomes():
+                    r -= p
+                    if r <= 0:
+                        break
+            else:
+                a = rng.choice(s.legal_actions())
+            s.apply_action(a)
+            actions += 1
+        playouts += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            return playouts / (now - start), actions / (now - start)
+
+
+def best(new_state, seconds: float, repeats: int) -> tuple[float, float]:
+    runs = [random_loop(new_state, seconds, seed) for seed in range(repeats)]
+    return max(runs, key=lambda r: r[1])
+
+
+def rule_file(stem: str) -> Path | None:
+    path = RULES / f"{stem}.atout"
+    if path.exists():
+        return path
+    found = sorted(p for p in RULES.glob("*.atout") if stem.replace("_", "") in p.stem.replace("_", ""))
+    return found[0] if found else None
+
+
+def exported_module(path: Path, folder: Path):
+    from atout.export import render
+    out = folder / f"bench_{path.stem}.py"
+    out.write_text(render(str(path), "python"), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(out.stem, out)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[out.stem] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def verify_time(path: Path) -> tuple[float | None, str]:
+    """Wall time of `atout verify FILE --json` and its outcome, or (None, why) when it cannot run."""
+    if importlib.util.find_spec("atout.verify.cli") is None:
+        return None, "n/a: atout verify is not available yet"
+    exe = shutil.which("atout") or ""
+    cmd = [exe, "verify", str(path), "--json"] if exe else [sys.executable, "-m", "atout.cli", "verify", str(path),
+                                                              "--json"]
+    start = time.perf_counter()
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    seconds = time.perf_counter() - start
+    status = {0: "all proved", 1: "some refuted or unknown"}.get(run.returncode, f"exit {run.returncode}")
+    return seconds, status
+
+
+def measure(seconds: float, repeats: int) -> dict:
+    import pyspiel
+    from open_spiel.python.games import kuhn_poker  # noqa: F401 - registers python_kuhn_poker
+
+    from atout.engine import load
+    rows = []
+    cpp = pyspiel.load_game("euchre")
+    kuhn = pyspiel.load_game("python_kuhn_poker")
+    ref = {"cpp_euchre": best(cpp.new_initial_state, seconds, repeats),
+           "python_kuhn": best(kuhn.new_initial_state, seconds, repeats)}
+    with tempfile.TemporaryDirectory() as tmp:
+        for title, stem in GAMES:
+            path = rule_file(stem)
+            if path is None:
+                rows.append({"game": title, "implementation": "engine", "missing": True})
+                rows.append({"game": title, "implementation": "exported module", "missing": True})
+                continue
+            game = load(str(path))
+            mod = exported_module(path, Path(tmp))
+            rows.append({"game": title, "implementation": "engine",
+                         "rate": best(game.new_initial_state, seconds, repeats)})
+            mgame = mod.Game()
+            rows.append({"game": title, "implementation": "exported module",
+                         "rate": best(mgame.new_initial_state, seconds, repeats)})
+    rows.append({"game": "Euchre", "implementation": "OpenSpiel C++ (pyspiel)",
+                 "rate": best(cpp.new_initial_state, seconds, repeats)})
+    rows.append({"game": "Kuhn poker", "implementation": "OpenSpiel Python", "rate": ref["python_kuhn"]})
+    # the C++ reference measured twice (start and end of the run): keep the better, as for every row
+    ref["cpp_euchre"] = max(ref["cpp_euchre"], rows[-2]["rate"], key=lambda r: r[1])
+    rows[-2]["rate"] = ref["cpp_euchre"]
+    verify = []
+    for path in sorted(RULES.glob("*.atout")):
+        secs, status = verify_time(path)
+        verify.append({"file": f"rules/{path.name}", "seconds": secs, "status": status})
+    return {"seconds": seconds, "repeats": repeats, "rows": rows, "reference": ref, "verify": verify,
+            "python": sys.version.split()[0], "cpus": os.cpu_count()}
+
+
+def table(result: dict) -> str:
+    cpp_aps = result["reference"]["cpp_euchre"][1]
+    kuhn_aps = result["reference"]["python_kuhn"][1]
+    out = ["| game | implementation | playouts/s | actions/s | × OpenSpiel C++ euchre | × OpenSpiel Python kuhn |",
+           "|---|---|---:|---:|---:|---:|"]
+    for r in result["rows"]:
+        if r.get("missing"):
+            out.append(f"| {r['game']} | {r['implementation']} | n/a (no rule file) | | | |")
+            continue
+        pps, aps = r["rate"]
+        out.append(f"| {r['game']} | {r['implementation']} | {pps:,.0f} | {aps:,.0f} | {aps / cpp_aps:.3f} | "
+                   f"{aps / kuhn_aps:.2f} |")
+    out += ["", "| rule file | `atout verify --json` wall time | outcome |", "|---|---:|---|"]
+    for v in result["verify"]:
+        secs = "n/a" if v["seconds"] is None else f"{v['seconds']:.2f} s"
+        out.append(f"| {v['file']} | {secs} | {v['status']} |")
+    out += ["", "Targets (actions/s against OpenSpiel's C++ euchre; verify wall time):"]
+    by = {(r["game"], r["implementation"]): r for r in result["rows"] if not r.get("missing")}
+    for impl, key in (("exported module", "module_vs_cpp_euchre"), ("engine", "engine_vs_cpp_euchre")):
+        r = by.get(("Euchre", impl))
+        if r is not None:
+            ratio = r["rate"][1] / cpp_aps
+            ok = "met" if ratio >= TARGETS[key] else "MISSED"
+            out.append(f"- Euchre, {impl}: {ratio:.3f}× (target {TARGETS[key]}×): {ok}")
+    for stem, key in (("ecarte", "verify_ecarte_s"), ("solo_whist", "verify_solo_whist_s")):
+        v = next((v for v in result["verify"] if Path(v["file"]).stem == stem), None)
+        if v is None or v["seconds"] is None:
+            out.append(f"- verify {stem}: n/a (target < {TARGETS[key]:g} s)")
+        else:
+            ok = "met" if v["seconds"] < TARGETS[key] else "MISSED"
+            out.append(f"- verify {stem}: {v['seconds']:.2f} s (target < {TARGETS[key]:g} s): {ok}")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement (default 2)")
+    ap.add_argument("--repeats", type=int, default=3, help="repeats per measurement, best kept (default 3)")
+    ap.add_argument("--json", action="store_true", help="print the raw figures as JSON")
+    args = ap.parse_args(argv)
+    result = measure(args.seconds, args.repeats)
+    print(json.dumps(result, indent=1, ensure_ascii=False) if args.json else table(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

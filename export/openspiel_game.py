@@ -1,0 +1,338 @@
+"""Export a game as an OpenSpiel Python game (``atout export FILE --to openspiel -o OUT.py``).
+
+The output is the standalone module of :mod:`.python_module` followed by an adapter that registers the game with
+``pyspiel`` when the module is imported, so that OpenSpiel's own tools run on it::
+
+    import OUT                      # registers the game
+    game = pyspiel.load_game(OUT.SHORT_NAME)
+    pyspiel.random_sim_test(game, num_sims=10, serialize=False, verbose=False)
+
+What OpenSpiel is told, all derived from the IR:
+
+* game type: sequential; explicit chance when the rules draw from a hidden zone or pick the dealer at random
+  (deterministic otherwise); imperfect information when a zone is private or hidden; general-sum utility (Atout
+  does not prove zero-sum); terminal rewards;
+* game info: players; distinct actions (card ids then the named action slots); most chance outcomes; utility
+  bounds (:func:`.analysis.utility_bounds`); maximum game length (:func:`.analysis.max_decisions`).  When the IR
+  gives no bound on the length (a loop with no bounded counter, a match to N points), the game takes an integer
+  parameter ``max_game_length`` (default :data:`DEFAULT_CAP`) and a match that reaches that many decisions ends
+  there, every player getting 0 (the utility bounds are widened to include 0);
+* chance outcomes with their probabilities (uniform over the cards of the zone drawn from);
+* observation and information-state strings and tensors that respect visibility: a player sees public zones,
+  zones revealed by the rules and his own private zones; of the rest only the number of cards.  The observer
+  follows ``pyspiel.IIGObservationType``: ``public_info`` (public zones, zone sizes, the trick, variables, the
+  dealer, the phase), ``private_info`` (none, the player's own private zones, or every zone) and ``perfect_recall``
+  (the sequence of decisions: the actor and, when the action was public or the observer's own, the action).
+"""
+from __future__ import annotations
+
+from atout.compiler import ir
+
+from .analysis import max_decisions, utility_bounds
+from .names import py_str, safe_identifier
+from .python_module import ExportError, generate
+
+DEFAULT_CAP = 500
+
+
+def _draws_by_chance(g: ir.Game) -> bool:
+    hidden = {z.name for z in g.zones if z.visibility == "hidden"}
+
+    def zname(e):
+        return e.name if isinstance(e, ir.ZoneRef) else e.base.name
+
+    def walk(stmts):
+        for s in stmts:
+            if isinstance(s, ir.Move) and s.count is not None and zname(s.source) in hidden:
+                return True
+            if isinstance(s, ir.Deal) and zname(s.source) in hidden:
+                return True
+            if isinstance(s, ir.If) and (any(walk(b) for _, b in s.branches) or walk(s.orelse)):
+                return True
+            if isinstance(s, ir.For) and walk(s.body):
+                return True
+        return False
+    bodies = [p.body for p in g.phases] + [a.body for p in g.phases for a in p.actions] + \
+        [p.trick.then for p in g.phases if p.trick is not None] + [r.body for t in g.tables for r in t.rows]
+    return g.match.first_dealer_random or any(walk(b) for b in bodies)
+
+
+def _var_encoding(g: ir.Game) -> list[tuple[str, int, int]]:
+    """Per variable: (kind 'num' or 'onehot', categories for onehot, copies (1, players or sides))."""
+    out = []
+    for v in g.vars:
+        t = v.type
+        copies = 1 if v.per is None else (g.players if v.per == "player" else max(1, len(g.sides)))
+        if t.kind == "player":
+            out.append(("onehot", g.players + 1, copies))
+        elif t.kind == "suit":
+            out.append(("onehot", len(g.deck.suits) + 1, copies))
+        elif t.kind == "rank":
+            out.append(("onehot", len(g.deck.ranks) + 1, copies))
+        elif t.kind == "card":
+            out.append(("onehot", g.deck.size + 1, copies))
+        elif t.kind == "enum":
+            n = next(len(e.values) for e in g.enums if e.name == t.enum)
+            out.append(("onehot", n + 1, copies))
+        else:
+            out.append(("num", 1, copies))
+    return out
+
+
+def generate_openspiel(g: ir.Game, source: str = "") -> str:
+    """Python source of a module that plays ``g`` and registers it with pyspiel on import.
+
+    Raises ValueError when the returns of the game have no bound (OpenSpiel needs utility bounds).
+    """
+    bounds = utility_bounds(g)
+    if bounds is None:
+        raise ValueError("OpenSpiel needs bounds on the returns, and returns(p) has none: give the variables it "
+                         "uses a range, e.g. 'match var points: int in 0..99 per player'")
+    bound = max_decisions(g)
+    lo, hi = float(bounds[0]), float(bounds[1])
+    if bound is None:
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+    if lo >= hi:
+        hi = lo + 1.0  # OpenSpiel requires min_utility < max_utility; a looser bound stays a bound
+    chance = _draws_by_chance(g)
+    imperfect = any(z.visibility in ("private", "hidden") for z in g.zones)
+    short = safe_identifier(g.name, "atout")
+    adapter = (_ADAPTER
+               .replace("@SHORT@", py_str(short))
+               .replace("@BOUND@", repr(bound))
+               .replace("@CAP@", repr(DEFAULT_CAP))
+               .replace("@MINU@", repr(lo))
+               .replace("@MAXU@", repr(hi))
+               .replace("@CHANCE@", repr(chance))
+               .replace("@IMPERFECT@", repr(imperfect))
+               .replace("@VARENC@", repr(tuple(_var_encoding(g)))))
+    try:
+        return generate(g, source, adapter)
+    except ExportError as exc:
+        raise ValueError(str(exc)) from None
+
+
+_ADAPTER = '''# -- OpenSpiel adapter: registers this game with pyspiel on import ---------------------------------------
+import numpy as np
+import pyspiel
+
+SHORT_NAME = @SHORT@
+LENGTH_BOUND = @BOUND@          # a proved bound on the decisions of a match, or None (then a cap applies)
+DEFAULT_CAP = @CAP@
+MIN_UTILITY = @MINU@
+MAX_UTILITY = @MAXU@
+HAS_CHANCE = @CHANCE@
+IMPERFECT = @IMPERFECT@
+VAR_ENCODING = @VARENC@         # (kind, categories, copies) per variable
+
+_PARAMS = {} if LENGTH_BOUND is not None else {"max_game_length": DEFAULT_CAP}
+_GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name=TITLE,
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if HAS_CHANCE
+                 else pyspiel.GameType.ChanceMode.DETERMINISTIC),
+    information=(pyspiel.GameType.Information.IMPERFECT_INFORMATION if IMPERFECT
+                 else pyspiel.GameType.Information.PERFECT_INFORMATION),
+    utility=pyspiel.GameType.Utility.GENERAL_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=NUM_PLAYERS,
+    min_num_players=NUM_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_PARAMS)
+
+
+class SpielGame(pyspiel.Game):
+    """This game as a pyspiel.Game."""
+
+    def __init__(self, params=None):
+        params = dict(params or {})
+        if LENGTH_BOUND is None:
+            self.cap = int(params.get("max_game_length", DEFAULT_CAP))
+            if self.cap < 1:
+                raise ValueError("max_game_length must be at least 1")
+        else:
+            self.cap = None
+        info = pyspiel.GameInfo(
+            num_distinct_actions=NUM_DISTINCT_ACTIONS,
+            max_chance_outcomes=MAX_CHANCE_OUTCOMES if HAS_CHANCE else 0,
+            num_players=NUM_PLAYERS,
+            min_utility=MIN_UTILITY,
+            max_utility=MAX_UTILITY,
+            max_game_length=LENGTH_BOUND if LENGTH_BOUND is not None else self.cap)
+        super().__init__(_GAME_TYPE, info, params)
+
+    def new_initial_state(self):
+        return SpielState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return SpielObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params,
+                             self.max_game_length())
+
+
+class SpielState(pyspiel.State):
+    """A state of this game as a pyspiel.State; ``inner`` is the module's own State."""
+
+    def __init__(self, game, inner=None):
+        super().__init__(game)
+        self.inner = inner if inner is not None else State()
+        self.cap = game.cap
+        self.decisions = 0
+        self.truncated = False
+
+    def current_player(self):
+        if self.truncated:
+            return pyspiel.PlayerId.TERMINAL
+        return self.inner.cur
+
+    def _legal_actions(self, player):
+        if self.truncated or player != self.inner.cur:
+            return []
+        return self.inner.legal_actions()
+
+    def chance_outcomes(self):
+        return self.inner.chance_outcomes()
+
+    def _apply_action(self, action):
+        decision = self.inner.cur >= 0
+        self.inner.apply_action(int(action))
+        if decision:
+            self.decisions += 1
+            if self.cap is not None and self.decisions >= self.cap and not self.inner.terminal:
+                self.truncated = True
+
+    def _action_to_string(self, player, action):
+        return self.inner.action_to_string(action)
+
+    def is_terminal(self):
+        return self.truncated or self.inner.terminal
+
+    def returns(self):
+        if self.truncated:
+            return [0.0] * NUM_PLAYERS
+        return self.inner.returns()
+
+    def rewards(self):
+        return self.returns() if self.is_terminal() else [0.0] * NUM_PLAYERS
+
+    def __str__(self):
+        text = str(self.inner)
+        return text + "\\n(truncated at max_game_length: every player gets 0)" if self.truncated else text
+
+
+class SpielObserver:
+    """Observation tensors and strings of this game for pyspiel (the PyObserver interface)."""
+
+    def __init__(self, iig_obs_type, params, length):
+        if params:
+            raise ValueError("observation parameters are not supported: %r" % (params,))
+        self.public = iig_obs_type.public_info
+        self.recall = iig_obs_type.perfect_recall
+        self.private = iig_obs_type.private_info
+        nslot, nc = len(SLOT_LABEL), NUM_CARDS
+        var_width = sum(k * c for _, k, c in VAR_ENCODING)
+        pieces = [("player", (NUM_PLAYERS,)), ("current_player", (NUM_PLAYERS + 2,)), ("dealer", (NUM_PLAYERS,)),
+                  ("phase", (len(PHASE_NAMES) + 1,))]
+        if self.public:
+            pieces += [("public_cards", (nslot, nc)), ("sizes", (nslot,)), ("trick", (NUM_PLAYERS, nc)),
+                       ("tricks_won", (NUM_PLAYERS,)), ("vars", (var_width,))]
+        if self.private != pyspiel.PrivateInfoType.NONE:
+            pieces.append(("private_cards", (nslot, nc)))
+        if self.recall:
+            pieces.append(("history", (length, NUM_PLAYERS + NUM_DISTINCT_ACTIONS + 1)))
+        size = sum(int(np.prod(shape)) for _, shape in pieces)
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {}
+        i = 0
+        for name, shape in pieces:
+            n = int(np.prod(shape))
+            self.dict[name] = self.tensor[i:i + n].reshape(shape)
+            i += n
+
+    def _sees(self, st, slot, player):
+        if self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            return True
+        if self.private == pyspiel.PrivateInfoType.NONE:
+            return False
+        return SLOT_VIS[slot] == 'private' and SLOT_OWNER[slot] == player
+
+    def set_from(self, state, player):
+        st = state.inner
+        d = self.dict
+        self.tensor.fill(0)
+        d["player"][player] = 1
+        cur = state.current_player()
+        d["current_player"][cur if cur >= 0 else (NUM_PLAYERS if cur == CHANCE else NUM_PLAYERS + 1)] = 1
+        d["dealer"][st.dealer] = 1
+        d["phase"][st.phase + 1] = 1
+        if self.public:
+            pub, sizes = d["public_cards"], d["sizes"]
+            for i, z in enumerate(st.z):
+                sizes[i] = len(z)
+                if SLOT_VIS[i] == 'public' or i in st.revealed:
+                    for c in z:
+                        pub[i, c] = 1
+            for p, c in st.tc:
+                d["trick"][p, c] = 1
+            d["tricks_won"][:] = st.tw
+            v = d["vars"]
+            k = 0
+            for i, (kind, cats, copies) in enumerate(VAR_ENCODING):
+                val = getattr(st, "v%d" % i)
+                for x in (val if isinstance(val, list) else (val,)):
+                    if kind == "num":
+                        v[k] = float(x)
+                        k += 1
+                    else:
+                        if -1 <= x < cats - 1:
+                            v[k + x + 1] = 1
+                        k += cats
+        if "private_cards" in d:
+            priv = d["private_cards"]
+            for i, z in enumerate(st.z):
+                if self._sees(st, i, player):
+                    for c in z:
+                        priv[i, c] = 1
+        if self.recall:
+            h = d["history"]
+            k = 0
+            every = self.private == pyspiel.PrivateInfoType.ALL_PLAYERS
+            for actor, action, public in st.log:
+                if actor < 0:
+                    continue
+                if k >= len(h):
+                    break
+                h[k, actor] = 1
+                if public or actor == player or every:
+                    h[k, NUM_PLAYERS + action] = 1
+                else:
+                    h[k, NUM_PLAYERS + NUM_DISTINCT_ACTIONS] = 1
+                k += 1
+
+    def string_from(self, state, player):
+        st = state.inner
+        if self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            text = str(st)
+        elif self.private == pyspiel.PrivateInfoType.NONE:
+            text = st._view(-1, False)
+        else:
+            text = st.observation_string(player)
+        if self.recall:
+            every = self.private == pyspiel.PrivateInfoType.ALL_PLAYERS
+            seen = []
+            for actor, action, public in st.log:
+                if actor < 0:
+                    continue
+                mine = actor == player and self.private != pyspiel.PrivateInfoType.NONE
+                seen.append("%d:%s" % (actor, action) if public or mine or every else "%d:?" % actor)
+            text += "\\nhistory: " + " ".join(seen)
+        if state.truncated:
+            text += "\\n(truncated)"
+        return text
+
+
+if SHORT_NAME not in pyspiel.registered_names():
+    pyspiel.register_game(_GAME_TYPE, SpielGame)'''

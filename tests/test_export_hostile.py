@@ -1,0 +1,120 @@
+"""A rule file is untrusted input: a game full of hostile names and strings (Python keywords and built-ins as
+names, names that look like the generated code's own identifiers, strings that try to close quotes, inject code,
+format fields and escapes) exports to every target, and the exported code runs, agrees with the engine and
+executes nothing it should not."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pyspiel
+import pytest
+
+from _agreement import load_module, play_side_by_side
+from atout.engine import load
+from atout.export import render
+
+HOSTILE = r"""
+game __import__ "Title \"\"\" '''; __import__('os').system('touch MARKER1') #\n{0.__class__} %s %(prog)s \\ end"
+players 2
+deck {
+  suits def class
+  ranks None True __init__
+}
+option __builtins__: bool = true
+enum e_ { yield await }
+zone print: hidden, home
+zone hand: per player, private
+zone self: public
+match var s: int in 0..10 per player = 0
+deal var v0: e_ = none
+deal var _b0: player = none
+deal var State: int in 0..5 = 0
+phase lambda {
+  do {
+    gather print
+    shuffle print
+    deal 2, 1 from print to hand starting eldest
+    _b0 = eldest
+    goto return
+  }
+}
+phase return {
+  actor _b0
+  action exec "'); __import__('os').system('touch MARKER2') #{}" when __builtins__ { goto _enter_0 }
+  action raise(x: e_) "\"\"\"{x} <b>&amp;</b> -->" {
+    v0 = x
+    State += 1
+    if State < 3 { _b0 = left(_b0) goto return }
+    goto _enter_0
+  }
+}
+phase _enter_0 {
+  trick {
+    count 3
+    leader eldest
+    trump def
+    follow suit
+    then { score except end deal }
+  }
+}
+table except {
+  row import: tricks(0) >= 2 => { s[0] += 1 }
+  row from: tricks(1) >= 2 => { s[1] += 1 }
+}
+match {
+  first dealer 0
+  start lambda
+  ends when deal_number >= 2
+  returns(q1) = s[q1] - s[left(q1)]
+}
+"""
+
+
+@pytest.fixture()
+def hostile(tmp_path, monkeypatch):
+    folder = tmp_path / "dir {0} 'q' \"dq\" %s"
+    folder.mkdir()
+    path = folder / "hostile.atout"
+    path.write_text(HOSTILE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    yield path
+    assert not list(tmp_path.rglob("MARKER*")), "exported code ran text from the rule file"
+
+
+def test_python_module_is_safe_and_agrees(hostile, tmp_path):
+    mod_path = tmp_path / "hostile_mod.py"
+    mod_path.write_text(render(str(hostile), "python"), encoding="utf-8")
+    mod = load_module(mod_path, "hostile_mod")
+    assert mod.TITLE == load(str(hostile)).ir.title and mod.SOURCE == str(hostile)
+    assert play_side_by_side(hostile, mod, range(30)) > 100
+    s = mod.Game().new_initial_state()
+    while s.is_chance_node():
+        s.apply_action(s.legal_actions()[0])
+    assert s.action_to_string(s.legal_actions()[-1]).startswith('"""{x} <b>')
+
+
+def test_openspiel_export_is_safe(hostile, tmp_path):
+    path = tmp_path / "hostile_os.py"
+    path.write_text(render(str(hostile), "openspiel"), encoding="utf-8")
+    mod = load_module(path, "hostile_os")
+    assert re.fullmatch(r"[a-z0-9_]+", mod.SHORT_NAME)
+    game = pyspiel.load_game(mod.SHORT_NAME)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+def test_diagrams_and_json_are_safe(hostile, tmp_path):
+    dot = render(str(hostile), "dot")
+    out = tmp_path / "h.dot"
+    out.write_text(dot, encoding="utf-8")
+    run = subprocess.run([shutil.which("dot") or "dot", "-Tsvg", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0 and "<svg" in run.stdout, run.stderr
+    mermaid = render(str(hostile), "mermaid")
+    for line in mermaid.splitlines():
+        bare = re.sub(r"#\d+;", "", line)  # Mermaid entity codes stand for the escaped characters
+        assert re.fullmatch(r'%% [^"<>&:;#{}]*|stateDiagram-v2|  state "[^"<>&:;#{}]*" as \w+|'
+                            r'  (\[\*\]|\w+) --> (\[\*\]|\w+)( : [^"<>&:;#{}]*)?', bare), line
+    data = json.loads(render(str(hostile), "json"))
+    assert data["game"]["title"].startswith('Title """')

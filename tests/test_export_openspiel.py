@@ -1,0 +1,136 @@
+"""The OpenSpiel export of every shipped game registers with pyspiel, passes OpenSpiel's own random simulation test,
+is played by OpenSpiel's MCTS bot, and shows each player only what he may see; exported Euchre plays exactly like
+OpenSpiel's C++ ``euchre``."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import mcts
+
+from _agreement import SHIPPED, load_module
+from atout.engine import load
+from atout.export import render
+
+
+def _export(rule_file, tmp_path, name):
+    out = tmp_path / f"{name}.py"
+    out.write_text(render(str(rule_file), "openspiel"), encoding="utf-8")
+    return load_module(out, name)
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("openspiel")
+    return {p.stem: _export(p, folder, f"os_{p.stem}") for p in SHIPPED}
+
+
+@pytest.mark.parametrize("rule_file", SHIPPED, ids=lambda p: p.stem)
+def test_random_sim_test(exported, rule_file):
+    mod = exported[rule_file.stem]
+    game = pyspiel.load_game(mod.SHORT_NAME)
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("rule_file", SHIPPED, ids=lambda p: p.stem)
+def test_mcts_bot_plays_a_match(exported, rule_file):
+    mod = exported[rule_file.stem]
+    game = pyspiel.load_game(mod.SHORT_NAME)
+    rng = np.random.RandomState(7)
+    bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=8,
+                       evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng), random_state=rng)
+    state = game.new_initial_state()
+    chance = random.Random(3)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[chance.randrange(len(outcomes))][0])
+        else:
+            state.apply_action(bot.step(state))
+    r = state.returns()
+    assert len(r) == game.num_players() and game.min_utility() <= min(r) <= max(r) <= game.max_utility()
+
+
+def test_game_info_of_euchre(exported):
+    game = pyspiel.load_game(exported["euchre"].SHORT_NAME)
+    t = game.get_type()
+    assert t.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert t.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    assert game.num_players() == 4
+    # 24 cards, then pass, call x4 suits, alone, partner, done (of the one-card discard)
+    assert game.num_distinct_actions() == 24 + 8
+    assert game.max_chance_outcomes() == 24
+    assert (game.min_utility(), game.max_utility()) == (-4.0, 4.0)  # euchred by a lone defender / a lone march
+    # OpenSpiel's own euchre has at most 31 decisions (with a lone defender); ours is a sound bound
+    assert 31 <= game.max_game_length() <= 40
+
+
+def test_unbounded_game_is_capped(exported):
+    """Écarté's exchanges can go on (the discards are reshuffled), so the export takes a length cap."""
+    mod = exported["ecarte"]
+    game = pyspiel.load_game(mod.SHORT_NAME, {"max_game_length": 3})
+    assert game.max_game_length() == 3
+    assert game.min_utility() <= 0.0 <= game.max_utility()
+    state = game.new_initial_state()
+    decisions = 0
+    rng = random.Random(1)
+    while not state.is_terminal():
+        if not state.is_chance_node():
+            decisions += 1
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert decisions <= 3 and state.returns() in ([0.0, 0.0], [1.0, -1.0], [-1.0, 1.0])
+
+
+def test_observations_respect_visibility(exported):
+    mod = exported["euchre"]
+    game = pyspiel.load_game(mod.SHORT_NAME)
+    engine = load(str(next(p for p in SHIPPED if p.stem == "euchre")))
+    state, twin = game.new_initial_state(), engine.new_initial_state()
+    rng = random.Random(11)
+    while state.is_chance_node() or state.current_player() != 1:
+        a = rng.choice(state.legal_actions())
+        state.apply_action(a)
+        twin.apply_action(a)
+    inner = state.inner
+    hands = {p: set(inner.z[mod.SLOT_LABEL.index(f"hand[{p}]")]) for p in range(4)}
+    for p in range(4):
+        # the strings are the engine's, which show a player his own hand only
+        assert state.observation_string(p) == twin.observation_string(p)
+        assert state.information_state_string(p) == twin.information_state_string(p)
+        text = state.observation_string(p)
+        own = " ".join(engine.card_str(c) for c in sorted(hands[p]))
+        assert f"hand[{p}]: {own}" in text.splitlines()
+        for q in range(4):
+            if q != p:
+                assert f"hand[{q}]: {len(hands[q])} cards" in text.splitlines()
+        obs = np.array(state.observation_tensor(p))
+        info = np.array(state.information_state_tensor(p))
+        observer = game.make_py_observer()
+        observer.set_from(state, p)
+        private = observer.dict["private_cards"]
+        seen = {c for c in range(24) if private[:, c].any()}
+        assert seen == hands[p], p
+        assert obs.shape == (game.observation_tensor_size(),) and info.shape == (game.information_state_tensor_size(),)
+        assert obs.sum() == observer.tensor.sum()
+
+
+def test_exported_euchre_plays_like_openspiel_euchre(exported, tmp_path):
+    """The pyspiel game exported from rules/euchre.atout against pyspiel's C++ euchre, node by node."""
+    import test_euchre_openspiel as diff  # the mapping between the two games' actions
+
+    engine = load(str(next(p for p in SHIPPED if p.stem == "euchre")))
+    cards, named = diff._maps(engine)
+    ours = pyspiel.load_game(exported["euchre"].SHORT_NAME)
+    theirs = pyspiel.load_game("euchre")
+
+    class Adapter:  # play_both drives the engine API; the pyspiel state offers the same calls
+        def __init__(self, game):
+            self.game = game
+
+        def new_initial_state(self):
+            return self.game.new_initial_state()
+
+    for seed in range(200):
+        diff.play_both(Adapter(ours), theirs, cards, named, seed)
