@@ -130,7 +130,13 @@ class Verifier:
         watch = tuple(v.name for v in self.g.vars if v.scope == "match" and v.per is not None and
                       v.type.kind == "int") if precise else ()
         track = tracked_cards(self.game) if precise else ()
-        A = Abstraction(self.game, track=track, watch=watch)
+        blur = ()
+        if precise:
+            from .liveness import Liveness
+            observed = Liveness(self.g).observed
+            blur = tuple(z.name for z in self.g.zones if not z.per_player and z.visibility == "hidden"
+                         and z.name not in observed and not z.home)
+        A = Abstraction(self.game, track=track, watch=watch, blur=blur)
         obs = _Observers(self, A)
         self.progress(f"exploring the abstraction ({'tracking ' + str(len(track)) + ' cards' if precise else 'card-blind'})")
         try:
@@ -174,7 +180,8 @@ class Verifier:
         return k, list(reversed(edges)), best
 
     def replay(self, A, ex, init, edges, check, **kw):
-        return realize(self.game, A, init, ex.initial_events.get(init, ()), edges, check, **kw)
+        return realize(self.game, A, init, ex.initial_events.get(init, ()), edges, check,
+                       init_perm=ex.initial_perm.get(init), **kw)
 
     # -- play-by-play --------------------------------------------------------------------------------
     def play_by_play(self, steps: list[dict], start: int = 0) -> list[str]:

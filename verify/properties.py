@@ -49,6 +49,19 @@ def _sure(edges) -> bool:
     return all(not any(ev[0] == "unsure" for ev in d["events"]) for _, d in edges)
 
 
+def coreachable(G, targets) -> set:
+    """Nodes with a path to some node of ``targets`` (targets included): one backward search."""
+    seen = set(t for t in targets if t in G)
+    stack = list(seen)
+    while stack:
+        v = stack.pop()
+        for u in G.predecessors(v):
+            if u not in seen:
+                seen.add(u)
+                stack.append(u)
+    return seen
+
+
 def attractor(G, targets: set, coalition) -> set:
     """Nodes from which the ``coalition(node, actor)`` players can force reaching ``targets``.
 
@@ -218,7 +231,8 @@ def _realize_with_gains(V, A, ex, init, edges, check):
     cls = game.new_initial_state().__class__
     cls._log_deal = log_with_gains
     try:
-        return realize(game, A, init, ex.initial_events.get(init, ()), edges, check)
+        return realize(game, A, init, ex.initial_events.get(init, ()), edges, check,
+                       init_perm=ex.initial_perm.get(init))
     finally:
         cls._log_deal = orig_log
 
@@ -266,9 +280,7 @@ def _check_reach(V: Verifier, prop: ir.Property, coalition, who: str) -> Result:
                       f"attractor on the abstraction ({_size_note(ex, A)}): from all {len(loop)} reachable "
                       f"states of {{{', '.join(prop.phases)}}}, {who} can reach '{prop.target}'")
     # a state from which even the over-approximation never reaches the target is a real trap
-    co = set(targets)
-    for t in targets:
-        co |= nx.ancestors(G, t)
+    co = coreachable(G, targets)
     trapped = [u for u in missing if u not in co]
     if trapped:
         found = V.path_to(ex, set(trapped))
@@ -511,7 +523,8 @@ def _realize_score(V, A, ex, table, check_rows):
             V.game.new_initial_state = new_state
             try:
                 real = realize(V.game, A, init, ex.initial_events.get(init, ()), edges + [d],
-                               lambda st: bool(fired_log) and check_rows(fired_log[-1]), attempts=40)
+                               lambda st: bool(fired_log) and check_rows(fired_log[-1]), attempts=40,
+                               init_perm=ex.initial_perm.get(init))
             finally:
                 V.game.new_initial_state = orig_init
             if real is not None:
@@ -705,7 +718,7 @@ def _realize_error(V, A, ex, init, edges):
         for seed in range(5):
             holder.clear()
             concretize.realize(V.game, A, init, ex.initial_events.get(init, ()), edges, lambda st: False,
-                               attempts=60, seed=seed)
+                               attempts=60, seed=seed, init_perm=ex.initial_perm.get(init))
             if "steps" in holder:
                 return concretize.Realization(holder["steps"], None, 0)
     finally:
