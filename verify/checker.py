@@ -135,7 +135,7 @@ class Verifier:
             from .liveness import Liveness
             observed = Liveness(self.g).observed
             blur = tuple(z.name for z in self.g.zones if not z.per_player and z.visibility == "hidden"
-                         and z.name not in observed and not z.home)
+                         and z.name not in observed)
         A = Abstraction(self.game, track=track, watch=watch, blur=blur)
         obs = _Observers(self, A)
         self.progress(f"exploring the abstraction ({'tracking ' + str(len(track)) + ' cards' if precise else 'card-blind'})")

@@ -66,24 +66,46 @@ def attractor(G, targets: set, coalition) -> set:
     """Nodes from which the ``coalition(node, actor)`` players can force reaching ``targets``.
 
     Moves of coalition players are chosen (only moves whose guard surely holds); every outcome of a move
-    (chance, what the abstraction cannot tell) and every move of the other players is adversarial."""
-    attr = set(targets)
-    moves = {u: _moves_of(G, u) for u in G.nodes if u not in attr}
-    changed = True
-    while changed:
-        changed = False
-        for u, ms in moves.items():
-            if u in attr or not ms:
+    (chance, what the abstraction cannot tell) and every move of the other players is adversarial.
+    A backward worklist computation (the classic attractor of a game graph)."""
+    attr = set(t for t in targets)
+    moves = {}
+    pending = {}     # (u, move) -> outcomes not yet in the attractor
+    owner = {}
+    users = {}       # v -> [(u, move)] moves that have v as an outcome
+    for u in G.nodes:
+        if u in attr:
+            continue
+        ms = _moves_of(G, u)
+        if not ms:
+            continue
+        moves[u] = ms
+        actor = next(iter(ms)).actor
+        owner[u] = coalition(u, actor)
+        for m, es in ms.items():
+            outs = {v for v, _ in es}
+            pending[(u, m)] = len(outs)
+            for v in outs:
+                users.setdefault(v, []).append((u, m))
+    bad_left = {u: len(ms) for u, ms in moves.items()}  # opponents' nodes: moves not yet winning
+    queue = list(attr)
+    while queue:
+        v = queue.pop()
+        for u, m in users.get(v, ()):
+            if u in attr:
                 continue
-            actor = next(iter(ms)).actor
-            good = [m for m, es in ms.items() if all(v in attr for v, _ in es)]
-            if coalition(u, actor):
-                ok = any(all(v in attr for v, _ in ms[m]) and _sure(ms[m]) for m in good)
+            pending[(u, m)] -= 1
+            if pending[(u, m)] > 0:
+                continue
+            if owner[u]:
+                if _sure(moves[u][m]):
+                    attr.add(u)
+                    queue.append(u)
             else:
-                ok = len(good) == len(ms)
-            if ok:
-                attr.add(u)
-                changed = True
+                bad_left[u] -= 1
+                if bad_left[u] == 0:
+                    attr.add(u)
+                    queue.append(u)
     return attr
 
 
