@@ -155,7 +155,8 @@ class Abstraction:
     """
 
     def __init__(self, game, track: tuple[int, ...] = (), watch: tuple[str, ...] = (),
-                 exact_match_vars: tuple[str, ...] = (), extra_zones=(), extra_vars=(), blur=()):
+                 exact_match_vars: tuple[str, ...] = (), extra_zones=(), extra_vars=(), blur=(),
+                 extra_phases=None):
         self.game = game          # engine Game (zone layout, deck facts)
         self.g = game.ir
         self.track = tuple(track)
@@ -174,14 +175,19 @@ class Abstraction:
         self.anon_ranks = [r for r in range(self.nr) if r not in self.full_ranks]
         self.match_vars = {v.name for v in self.g.vars if v.scope == "match" and v.name not in exact_match_vars}
         self.var_types = {v.name: v for v in self.g.vars}
-        self.threshold = _thresholds(self.g)
+        self.threshold = {k: v for k, v in _thresholds(self.g).items()
+                          if any(x.name == k and x.type.kind == "int" for x in self.g.vars)}
         self.hidden = game.hidden_zone
         self.slots = game.zone_slots
         from .liveness import Liveness, card_literals
-        self.live = Liveness(self.g, extra_zones=set(extra_zones), extra_vars=set(extra_vars))
+        self.live = Liveness(self.g, extra_zones=set(extra_zones), extra_vars=set(extra_vars),
+                             extra_phases=extra_phases)
         self.literals = card_literals(self.g)
         self.deal_var_names = [v.name for v in self.g.vars if v.scope == "deal"]
         self.symmetric = self._is_suit_symmetric()
+        # With many tricks, which player won each is too much to enumerate: keep only the total.
+        self.blur_tricks = any(ph.trick is not None and isinstance(ph.trick.count, ir.Const) and
+                               ph.trick.count.value >= 8 for ph in self.g.phases)
         from .liveness import subexprs as _sub
         self.ends_reads = {x.name for x in _sub(self.g.match.ends_when) if isinstance(x, ir.VarRef)}
         self.score_sources: dict = {}  # (table, valuation) -> (source key, move) that first reached it
@@ -274,6 +280,10 @@ class Abstraction:
                     w.vars[name] = pc(v)
         return perm
 
+    def no_tricks(self) -> tuple:
+        """Tricks won at the start of a deal: per player, or only the total (``("T", n)``) for long deals."""
+        return ("T", 0) if self.blur_tricks else (0,) * self.n
+
     def forget(self, w: Work) -> None:
         """Replace what no phase reachable in this deal reads by canonical values (see liveness)."""
         if w.phase is None or w.phase not in self.live.zones:
@@ -323,7 +333,7 @@ class Abstraction:
             sizes = [0] * len(g.zone_slots)
             sizes[g.home_zone] = g.num_cards
             w = Work(None, None, sizes, [g.home_zone] * len(self.track), {}, dealer,
-                     (0, (), -1, -1, (0,) * self.n, -1), tuple((0,) * self.n for _ in self.watch))
+                     (0, (), -1, -1, self.no_tricks(), -1), tuple((0,) * self.n for _ in self.watch))
             for v in self.g.vars:
                 w.vars[v.name] = self._init_value(v, w)
             out.append(w)
@@ -546,6 +556,8 @@ class Abstraction:
             return _uniq([r for c in self.eval(e.args[0], w, env) for r in self._ranks_of(c, w)])
         if fn == "tricks":
             won = w.trick[4]
+            if won and won[0] == "T":  # only the total is kept (see blur_tricks)
+                return [Interval(0, won[1])]
             return _uniq([won[p] for p in self.eval(e.args[0], w, env) if isinstance(p, int) and 0 <= p < n])
         if fn == "played":
             ps = [p for p, _ in w.trick[1]]
@@ -629,6 +641,10 @@ class Abstraction:
                     return [False]
                 return _uniq([True, False] if any(False in r for r in results) else [True])
             if e.kind == "sum":
+                won = w.trick[4]
+                if won and won[0] == "T" and isinstance(e.body, ir.Call) and e.body.fn == "tricks" and \
+                        isinstance(e.body.args[0], ir.Local) and e.body.args[0].name == e.var:
+                    return [won[1]]  # the total of tricks won is exact even when the split is not kept
                 acc = 0
                 for r in results:
                     acc = _add(acc, r[0]) if len(r) == 1 else _add(acc, TOP_INT)

@@ -121,7 +121,7 @@ class Explorer:
             for v in self.g.vars:
                 if v.scope == "deal":
                     st.vars[v.name] = A._init_value(v, st)
-            st.trick = (0, (), -1, -1, (0,) * A.n, -1)
+            st.trick = (0, (), -1, -1, A.no_tricks(), -1)
             st.gains = tuple((0,) * A.n for _ in A.watch)
             st.revealed = frozenset()
             for st2, ex in A._check_over(st):
@@ -297,8 +297,11 @@ class Explorer:
                 results.append((st, "stay"))
                 continue
             for st2, winner in A._fork(st, [q for q, _ in played]):
-                won2 = list(won)
-                won2[winner] += 1
+                if won and won[0] == "T":
+                    won2 = ["T", won[1] + 1]
+                else:
+                    won2 = list(won)
+                    won2[winner] += 1
                 taken = A.game.taken_base + winner
                 if st2.sizes[tz] >= 0:
                     _inc(st2.sizes, taken, st2.sizes[tz])

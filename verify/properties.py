@@ -617,7 +617,7 @@ def _witness_actions(V: Verifier) -> set:
 
 
 def check_invariant(V: Verifier, prop: ir.Property) -> Result:
-    ex, A, obs, err = V.exploration(precise=bool(_mentions_cards(prop.expr)))
+    ex, A, obs, err = V.exploration(precise=bool(_mentions_cards(prop.expr)), extra=_zones_read(prop.expr))
     if ex is None:
         return Result(prop.name, prop.kind, "unknown", f"exploration stopped: {err}")
     bad = []
@@ -662,8 +662,21 @@ def _refute_by_check(V, ex, A, prop, src, move, check, note) -> Result:
                   "replayed it", counterexample=_trace(V, real, note=note))
 
 
+def _zones_read(e) -> frozenset:
+    from .liveness import subexprs, _zone_name
+    out = set()
+    if e is not None:
+        for x in subexprs(e):
+            if isinstance(x, ir.Call) and x.fn in ("size", "top", "has") and _zone_name(x.args[0]):
+                out.add(_zone_name(x.args[0]))
+            elif isinstance(x, ir.Quant) and x.domain is not None and _zone_name(x.domain):
+                out.add(_zone_name(x.domain))
+    return frozenset(out)
+
+
 def check_conserves(V: Verifier, prop: ir.Property) -> Result:
-    ex, A, obs, err = V.exploration(precise=False)
+    ex, A, obs, err = V.exploration(precise=False, extra=_zones_read(prop.expr),
+                                    extra_phases=frozenset(prop.phases) if _zones_read(prop.expr) else None)
     if ex is None:
         return Result(prop.name, prop.kind, "unknown", f"exploration stopped: {err}")
     phases = set(prop.phases)
