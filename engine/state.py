@@ -689,7 +689,11 @@ class State:
         if not self.deal_open:
             return
         self.deal_open = False
+        before = self._deal_start_returns
+        gains = {v.name: [a - b for a, b in zip(self.vars[v.name], before[v.name])] for v in self.game.ir.vars
+                 if v.scope == "match" and v.per is not None and v.type.kind == "int"}
         self.deal_log.append({"points": self._deal_gain(), "complete": complete, "tricks": list(self.tricks_won),
+                              "gains": gains,
                               "vars": {v.name: self.vars[v.name] for v in self.game.ir.vars
                                        if v.scope == "deal" and v.per is None and v.type.kind == "int"}})
 

@@ -282,7 +282,11 @@ class Abstraction:
 
     def no_tricks(self) -> tuple:
         """Tricks won at the start of a deal: per player, or only the total (``("T", n)``) for long deals."""
-        return ("T", 0) if self.blur_tricks else (0,) * self.n
+        if not self.blur_tricks:
+            return (0,) * self.n
+        if self.g.sides:
+            return ("S", (0,) * len(self.g.sides))
+        return ("T", 0)
 
     def forget(self, w: Work) -> None:
         """Replace what no phase reachable in this deal reads by canonical values (see liveness)."""
@@ -558,6 +562,9 @@ class Abstraction:
             won = w.trick[4]
             if won and won[0] == "T":  # only the total is kept (see blur_tricks)
                 return [Interval(0, won[1])]
+            if won and won[0] == "S":  # only each side's total is kept
+                return _uniq([Interval(0, won[1][self.game.side_of[p]]) for p in self.eval(e.args[0], w, env)
+                              if isinstance(p, int) and 0 <= p < n])
             return _uniq([won[p] for p in self.eval(e.args[0], w, env) if isinstance(p, int) and 0 <= p < n])
         if fn == "played":
             ps = [p for p, _ in w.trick[1]]
@@ -584,6 +591,11 @@ class Abstraction:
 
     def _binop(self, e: ir.BinOp, w: Work, env: dict) -> list:
         op = e.op
+        won = w.trick[4]
+        if op == "+" and won and won[0] == "S":
+            side = self._side_sum(e)
+            if side is not None:   # tricks(a) + tricks(b) of the two partners: the side's exact total
+                return [won[1][side]]
         if op in ("and", "or"):
             out = []
             for a in self.eval(e.left, w, env):
@@ -615,6 +627,15 @@ class Abstraction:
                 else:
                     out.extend(self._compare(op, a, b))
         return _uniq(out)
+
+    def _side_sum(self, e: ir.BinOp):
+        a, b = e.left, e.right
+        if all(isinstance(x, ir.Call) and x.fn == "tricks" and isinstance(x.args[0], ir.Const) for x in (a, b)):
+            pa, pb = a.args[0].value, b.args[0].value
+            side_of = self.game.side_of
+            if pa != pb and side_of[pa] == side_of[pb] and len(self.g.sides[side_of[pa]]) == 2:
+                return side_of[pa]
+        return None
 
     def _compare(self, op: str, a, b) -> list[bool]:
         if a == ANON or b == ANON:
@@ -711,6 +732,11 @@ class Abstraction:
                     nxt.append((st, ex))
                 else:
                     nxt.extend(self._stmt(s, st, env))
+            if len(nxt) > 1:  # branches that end in the same abstract state are one outcome
+                merged = {}
+                for st, ex in nxt:
+                    merged.setdefault((st.key(), ex, st.exact), (st, ex))
+                nxt = list(merged.values())
             results = nxt
         return results
 

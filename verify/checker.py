@@ -78,6 +78,9 @@ class Finding:
         return out
 
 
+MAX_TRACKED = 8  # more named cards than this (e.g. whist's 16 honours) are not tracked: too many placements
+
+
 class Budget:
     def __init__(self, seconds: float):
         self.t0 = time.perf_counter()
@@ -122,19 +125,40 @@ class Verifier:
         self.findings: list[Finding] = []
 
     # -- explorations ----------------------------------------------------------------------------
+    def watched(self) -> tuple:
+        from .liveness import subexprs
+        names = set()
+        for p in self.g.properties:
+            if p.kind == "deal_bound" and p.expr is not None:
+                for x in subexprs(p.expr):
+                    if isinstance(x, ir.VarRef):
+                        names.add(x.name)
+        names |= {x.name for x in subexprs(self.g.match.ends_when) if isinstance(x, ir.VarRef)}
+        return tuple(v.name for v in self.g.vars if v.name in names and v.scope == "match" and
+                     v.per is not None and v.type.kind == "int")
+
     def exploration(self, precise: bool, extra: frozenset = frozenset(), extra_phases: frozenset | None = None):
         """The abstract graph.  ``precise`` tracks named cards and per-deal gains (slower); ``extra`` zones
         stay live (their sizes exact) in ``extra_phases`` (None: in every phase), for properties that read
         them."""
-        key = (precise, extra, extra_phases)
+        gains = precise   # a precise graph also tracks the per-deal gains
+        track = tracked_cards(self.game) if precise else ()
+        if precise and len(track) > MAX_TRACKED:
+            track = ()   # too many named cards to track their placements (e.g. whist's 16 honours)
+        if extra:
+            from .liveness import Liveness
+            base = Liveness(self.g)
+            phases = extra_phases if extra_phases is not None else [p.name for p in self.g.phases]
+            if all(extra <= base.zones[p] for p in phases):
+                extra, extra_phases = frozenset(), None   # already live where needed: share the base graph
+        key = (gains, track, extra, extra_phases)
         if key in self._explorations:
             return self._explorations[key]
         t0 = time.perf_counter()
-        watch = tuple(v.name for v in self.g.vars if v.scope == "match" and v.per is not None and
-                      v.type.kind == "int") if precise else ()
-        track = tracked_cards(self.game) if precise else ()
+        # per-deal gains of the match variables that deal bounds and the end of the match read
+        watch = self.watched() if gains else ()
         blur = ()
-        if precise:
+        if track:
             from .liveness import Liveness
             observed = Liveness(self.g).observed
             blur = tuple(z.name for z in self.g.zones if not z.per_player and z.visibility == "hidden"

@@ -299,6 +299,10 @@ class Explorer:
             for st2, winner in A._fork(st, [q for q, _ in played]):
                 if won and won[0] == "T":
                     won2 = ["T", won[1] + 1]
+                elif won and won[0] == "S":
+                    sides = list(won[1])
+                    sides[A.game.side_of[winner]] += 1
+                    won2 = ["S", tuple(sides)]
                 else:
                     won2 = list(won)
                     won2[winner] += 1

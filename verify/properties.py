@@ -155,12 +155,12 @@ def _gain_eval(e: ir.Expr, gains: dict, p: int):
 
 def _concrete_gains(st, var: str) -> list[int] | None:
     if st.deal_open:
-        return [st.vars[var][i] - st._deal_start_returns[var][i] for i in range(st.game.players)]
+        return [st.vars[var][i] - st._deal_start_returns[var][i] for i in range(len(st.vars[var]))]
     return None
 
 
 def _holds_concretely(e: ir.Expr, st, last_gains: dict) -> bool:
-    n = st.game.players
+    n = max(len(v) for v in last_gains.values()) if last_gains else st.game.players
 
     def ev(x, p):
         if isinstance(x, ir.Const):
@@ -197,33 +197,25 @@ def check_deal_bound(V: Verifier, prop: ir.Property) -> Result:
         gains = dict(zip(names, gains_t))
         return any(False in _gain_eval(prop.expr, gains, p) for p in range(n))
 
-    bad_states = {k for k, w in ex.states.items() if violates(w.gains)}
+    # the bound is on each deal's gains: checked when a deal ends (or the match ends within it)
     bad_edges = [(u, v, d) for u, v, d in ex.graph.edges(data=True)
                  if d.get("end_gains") is not None and violates(d["end_gains"])]
-    if not bad_states and not bad_edges:
+    ends = sum(1 for _, _, d in ex.graph.edges(data=True) if d.get("end_gains") is not None)
+    if not bad_edges:
         return Result(prop.name, prop.kind, "proved",
                       f"exhaustive exploration of an over-approximating abstraction ({_size_note(ex, A)}): "
-                      f"the bound holds in every state and at the end of every deal")
-    # a candidate: the shortest abstract path, then a concrete replay whose gains violate the bound
-    targets = set(bad_states) | {u for u, _, _ in bad_edges}
-    found = V.path_to(ex, targets)
+                      f"the bound holds at all {ends} ways a deal (or the match) can end")
+    # a candidate: the shortest abstract path, then a concrete replay whose last deal breaks the bound
+    found = V.path_to(ex, {u for u, _, _ in bad_edges})
     if found is None:
         return Result(prop.name, prop.kind, "unknown", "an abstract violation with no path from a deal start")
     init, edges, last = found
-    extra = []
-    if last not in bad_states:
-        extra = [next(d for u, _, d in bad_edges if u == last)]
+    extra = [next(d for u, _, d in bad_edges if u == last)]
 
     def check(st):
-        gains = {}
-        for var in names:
-            g = _concrete_gains(st, var)
-            if g is None:
-                g = st.deal_log[-1]["gains"].get(var) if st.deal_log and "gains" in st.deal_log[-1] else None
-            if g is None:
-                return False
-            gains[var] = g
-        return not _holds_concretely(prop.expr, st, gains)
+        if not st.deal_log:
+            return False
+        return not _holds_concretely(prop.expr, st, st.deal_log[-1]["gains"])
 
     real = _realize_with_gains(V, A, ex, init, edges + extra, check)
     if real is None:
@@ -235,28 +227,9 @@ def check_deal_bound(V: Verifier, prop: ir.Property) -> Result:
 
 
 def _realize_with_gains(V, A, ex, init, edges, check):
-    """Like realize, keeping each deal's gains per variable in the engine's deal log for ``check``."""
     from .concretize import realize
-    game = V.game
-    names = list(A.watch)
-
-    orig_log = game.new_initial_state().__class__._log_deal
-
-    def log_with_gains(self, complete):
-        if self.deal_open:
-            gains = {v: [self.vars[v][i] - self._deal_start_returns[v][i] for i in range(self.game.players)]
-                     for v in names}
-        orig_log(self, complete)
-        if self.deal_log and "gains" not in self.deal_log[-1] and not self.deal_open:
-            self.deal_log[-1] = dict(self.deal_log[-1], gains=gains) if 'gains' in locals() else self.deal_log[-1]
-
-    cls = game.new_initial_state().__class__
-    cls._log_deal = log_with_gains
-    try:
-        return realize(game, A, init, ex.initial_events.get(init, ()), edges, check,
-                       init_perm=ex.initial_perm.get(init))
-    finally:
-        cls._log_deal = orig_log
+    return realize(V.game, A, init, ex.initial_events.get(init, ()), edges, check,
+                   init_perm=ex.initial_perm.get(init))
 
 
 def _loop_nodes(ex, phases) -> set:

@@ -200,6 +200,10 @@ def table_cases(game, table: ir.Table, outcomes: set, timeout_ms: int):
         conj = [enc.dealer == dealer]
         if won and won[0] == "T":
             conj += [t >= 0 for t in enc.tricks] + [z3.Sum(enc.tricks) == won[1]]
+        elif won and won[0] == "S":
+            conj += [t >= 0 for t in enc.tricks]
+            for k, side in enumerate(game.ir.sides):
+                conj.append(z3.Sum([enc.tricks[p] for p in side]) == won[1][k])
         else:
             conj += [enc.tricks[p] == won[p] for p in range(n)]
         for name, v in vars_:
