@@ -22,8 +22,7 @@ import sys
 from atout.compiler import CompileError, compile_file, ir
 
 
-class UsageError(Exception):
-    """Bad command-line input: printed as 'atout: error: ...' with exit status 2."""
+from atout.errors import UsageError  # noqa: E402  (re-exported: atout.cli.UsageError)
 
 
 def _load(path: str):

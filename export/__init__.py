@@ -67,7 +67,7 @@ def export(path: str, target: str, output: str) -> int:
     Bad input (a malformed rule file, an unknown target, a game the target cannot represent, an output path that
     cannot be written) raises CompileError or :class:`atout.cli.UsageError`, which the CLI reports with exit 2.
     """
-    from atout.cli import UsageError
+    from atout.errors import UsageError
 
     try:
         text = render(path, target)

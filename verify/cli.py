@@ -54,7 +54,7 @@ def verify_game(game, names: list[str] | None = None, timeout: float = 60.0, pro
 
 def run_verify(args) -> int:
     from atout.engine import Game
-    from atout.cli import UsageError
+    from atout.errors import UsageError
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
     game = Game(compile_file(args.file))
