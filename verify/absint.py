@@ -136,13 +136,13 @@ class Work:
     actor: int = -1
 
     def copy(self) -> "Work":
-        return Work(self.phase, self.sel, list(self.sizes), list(self.tracked),
-                    {k: (list(v) if isinstance(v, list) else v) for k, v in self.vars.items()},
+        return Work(self.phase, self.sel, self.sizes[:], self.tracked[:],
+                    {k: (v[:] if v.__class__ is list else v) for k, v in self.vars.items()},
                     self.dealer, self.trick, self.gains, self.revealed, self.exact, list(self.events), self.actor)
 
     def key(self) -> tuple:
         return (self.phase, self.sel, tuple(self.sizes), tuple(self.tracked),
-                tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in sorted(self.vars.items())),
+                tuple(tuple(v) if v.__class__ is list else v for v in self.vars.values()),
                 self.dealer, self.trick, self.gains, self.revealed)
 
 
@@ -387,8 +387,13 @@ class Abstraction:
 
     def eval(self, e: ir.Expr, w: Work, env: dict) -> list:  # noqa: C901
         """Possible values of ``e`` in ``w`` (a list; more than one means the abstraction cannot tell)."""
-        if isinstance(e, ir.Const):
+        cls = e.__class__
+        if cls is ir.Const:
             return [e.value]
+        if cls is ir.BinOp:
+            return self._binop(e, w, env)
+        if cls is ir.Call:
+            return self._call(e, w, env)
         if isinstance(e, ir.Local):
             return self._expand(env[e.name])
         if isinstance(e, ir.VarRef):

@@ -15,7 +15,7 @@ from atout.engine.evaluate import RuleError
 from .checker import Counterexample, Finding, Verifier
 
 
-def extra_findings(V: Verifier, seconds: float = 0.25) -> list[Finding]:
+def extra_findings(V: Verifier, seconds: float = 0.2) -> list[Finding]:
     game = V.game
     if game.hand_base is None:
         return []
@@ -45,6 +45,9 @@ def extra_findings(V: Verifier, seconds: float = 0.25) -> list[Finding]:
                     steps.append({"player": -1, "action": a, "text": st.action_to_string(a)})
                     st.apply_action(a)
                     kind = "same" if when == n_ex else "earlier"
+                    if (same_exchange if kind == "same" else earlier) is not None:
+                        del discarded[a]
+                        continue
                     ce = Counterexample("trace", list(steps), note=f"seat {who} draws back {game.card_str(a)}",
                                         play_by_play=V.play_by_play(steps, start=max(0, len(steps) - 14)))
                     if kind == "same" and same_exchange is None:

@@ -205,6 +205,16 @@ def check_deal_bound(V: Verifier, prop: ir.Property) -> Result:
         return Result(prop.name, prop.kind, "proved",
                       f"exhaustive exploration of an over-approximating abstraction ({_size_note(ex, A)}): "
                       f"the bound holds at all {ends} ways a deal (or the match) can end")
+    # zero-sum bounds, gain(total(V)) == 0: symbolic execution of every effect on V (z3), over the
+    # reachable outcomes at each 'score' (the interval abstraction loses the relation between the payments)
+    zs = _zero_sum_var(prop.expr)
+    if zs is not None:
+        try:
+            ok, why = smt.preserves_total(V.game, zs, A.score_outcomes, V.budget.left_ms(5.0))
+        except smt.SolverTimeout:
+            ok, why = None, "z3 timed out"
+        if ok:
+            return Result(prop.name, prop.kind, "proved", why + f" (outcomes from the abstraction, {_size_note(ex, A)})")
     # a candidate: the shortest abstract path, then a concrete replay whose last deal breaks the bound
     found = V.path_to(ex, {u for u, _, _ in bad_edges})
     if found is None:
@@ -224,6 +234,19 @@ def check_deal_bound(V: Verifier, prop: ir.Property) -> Result:
                       f"replay in {300} attempts", detail="abstract counterexample only")
     return Result(prop.name, prop.kind, "refuted", "exhaustive exploration found a violation; the engine "
                   "replayed it", counterexample=_trace(V, real, note="the deal's gains break the bound"))
+
+
+def _zero_sum_var(e) -> str | None:
+    """``gain(total(V)) == 0`` -> V."""
+    if isinstance(e, ir.BinOp) and e.op == "==":
+        a, b = e.left, e.right
+        if isinstance(b, ir.Call) and b.fn == "gain":
+            a, b = b, a
+        if isinstance(a, ir.Call) and a.fn == "gain" and isinstance(b, ir.Const) and b.value == 0:
+            inner = a.args[0]
+            if isinstance(inner, ir.Call) and inner.fn == "total" and isinstance(inner.args[0], ir.VarRef):
+                return inner.args[0].name
+    return None
 
 
 def _realize_with_gains(V, A, ex, init, edges, check):
@@ -305,13 +328,17 @@ def _features(A, w) -> dict:
 
 
 def _find_lasso(V, ex, A, nodes: set, edge_ok=lambda d: True):
-    """A reachable cycle inside ``nodes``: (init, prefix edges, cycle edges) or None."""
+    """A reachable cycle inside ``nodes``: ((init, prefix edges, cycle edges) or None, the loop's DiGraph)."""
     G = ex.graph
-    H = nx.MultiDiGraph()
+    H = nx.DiGraph()
     H.add_nodes_from(nodes)
-    for u, v, k, d in G.edges(keys=True, data=True):
+    data = {}
+    for u, v, d in G.edges(data=True):
         if u in nodes and v in nodes and edge_ok(d):
-            H.add_edge(u, v, key=k, **d)
+            if not H.has_edge(u, v):
+                H.add_edge(u, v)
+                data[(u, v)] = d
+    H.edge_data = data
     cyc_nodes = set()
     for comp in nx.strongly_connected_components(H):
         if len(comp) > 1 or any(H.has_edge(u, u) for u in comp):
@@ -322,16 +349,21 @@ def _find_lasso(V, ex, A, nodes: set, edge_ok=lambda d: True):
     if found is None:
         return None, H
     init, prefix, head = found
-    sub = H.subgraph([c for c in nx.strongly_connected_components(H) if head in c][0])
-    cycle = nx.find_cycle(sub, head)
-    # rotate the cycle so that it starts at head
-    edges = [sub.get_edge_data(u, v)[k] for u, v, k in cycle]
-    start = next(i for i, (u, v, k) in enumerate(cycle) if u == head) if any(u == head for u, _, _ in cycle) else 0
-    if cycle[start][0] != head:
-        path = nx.shortest_path(sub, head, cycle[0][0])
-        extra = [min(sub.get_edge_data(a, b).values(), key=lambda d: 0) for a, b in zip(path, path[1:])]
-        return (init, prefix + extra, edges), H
-    edges = edges[start:] + edges[:start]
+    comp = next(c for c in nx.strongly_connected_components(H) if head in c)
+    sub = H.subgraph(comp)
+    # a shortest cycle through head: head -> succ -> ... -> head
+    best = None
+    for v in sub.successors(head):
+        if v == head:
+            best = [head, head]
+            break
+        try:
+            path = nx.shortest_path(sub, v, head)
+        except nx.NetworkXNoPath:
+            continue
+        if best is None or len(path) + 1 < len(best):
+            best = [head] + path
+    edges = [data[(a, b)] for a, b in zip(best, best[1:])]
     return (init, prefix, edges), H
 
 
@@ -344,11 +376,11 @@ def check_terminates(V: Verifier, prop: ir.Property) -> Result:
     if lasso is None:
         # acyclic: explain with a ranking function found by z3
         edges = []
-        for u, v, d in H.edges(data=True):
+        for u, v in H.edges():
             edges.append((_features(A, ex.states[u]), u[0], _features(A, ex.states[v]), v[0]))
         common = sorted(set.intersection(*[set(e[0]) & set(e[2]) for e in edges])) if edges else []
         rank = smt.ranking_function(edges, common, V.budget.left_ms(5.0)) if edges else None
-        longest = nx.dag_longest_path_length(nx.DiGraph(H)) if H.number_of_nodes() else 0
+        longest = nx.dag_longest_path_length(H) if H.number_of_nodes() else 0
         if rank is not None:
             return Result(prop.name, prop.kind, "proved",
                           f"ranking function r = {rank} (found by z3): r >= 0 and r decreases by at least 1 on "
@@ -404,10 +436,9 @@ def check_match_terminates(V: Verifier, prop: ir.Property) -> Result:
                         extra_cycles=2, cycle_from=len(prefix))
         if real is not None and exact:
             cyc = _steps_per_cycle(V, real, len(prefix), len(cycle))
-            phases = sorted({_phase_of(u) for u in H.nodes if _phase_of(u)} & {d["move"].action or "play" for d in
-                                                                                cycle} | set())
+            acts = list(dict.fromkeys(d["move"].action or d["move"].kind for d in cycle))
             ce = Counterexample("lasso", real.steps, len(real.steps) - 3 * cyc if cyc else None, cyc,
-                                "a deal that never ends: " + ", ".join(sorted({_phase_of(u) for u in [init]})),
+                                "a deal that never ends: the cycle " + ", ".join(acts) + " repeats for ever",
                                 V.play_by_play(real.steps, start=max(0, len(real.steps) - 3 * cyc - 2)))
             return Result(prop.name, prop.kind, "refuted",
                           "lasso inside a deal (a cycle of moves that never ends the deal), replayed by the engine"
@@ -423,8 +454,16 @@ def check_match_terminates(V: Verifier, prop: ir.Property) -> Result:
 
 
 def _deal_count_bound(V: Verifier) -> str | None:
-    """A bound on the number of deals: a per-player/side int match variable read by 'ends when' whose total
-    grows by at least 1 in every deal, and is bounded (z3) while the match goes on."""
+    """A bound on the number of deals: ``deal_number`` bounded (z3) while the match goes on, or a
+    per-player/side int match variable read by 'ends when' whose total grows by at least 1 in every deal,
+    and is bounded (z3) while the match goes on."""
+    try:
+        top = smt.deal_number_bound(V.game, V.g.match.ends_when, V.budget.left_ms(2.0))
+    except smt.SolverTimeout:
+        top = None
+    if top is not None:
+        return (f"{top + 1} deals: ranking function {top} - deal_number >= 0 while the match goes on (z3), and "
+                f"every deal adds 1 to deal_number")
     ex, A, obs, err = V.exploration(precise=True)
     if ex is None or not ex.deal_ends:
         return None
@@ -589,7 +628,36 @@ def _witness_actions(V: Verifier) -> set:
     return taken
 
 
+def _total_invariant(V: Verifier, prop: ir.Property) -> Result | None:
+    """``total(V) == c`` on a match variable: an inductive invariant if it holds at the start and every
+    effect on V preserves the total (z3)."""
+    e = prop.expr
+    if not (isinstance(e, ir.BinOp) and e.op == "==" and isinstance(e.right, ir.Const) and
+            isinstance(e.left, ir.Call) and e.left.fn == "total" and isinstance(e.left.args[0], ir.VarRef)):
+        return None
+    name = e.left.args[0].name
+    decl = next(v for v in V.g.vars if v.name == name)
+    init = decl.init.value if isinstance(decl.init, ir.Const) else None
+    size = V.game.players if decl.per == "player" else max(1, len(V.g.sides))
+    if init is None or init * size != e.right.value:
+        return None
+    ex, A, obs, err = V.exploration(precise=True)
+    if ex is None:
+        return None
+    try:
+        ok, why = smt.preserves_total(V.game, name, A.score_outcomes, V.budget.left_ms(5.0))
+    except smt.SolverTimeout:
+        return None
+    if not ok:
+        return None
+    return Result(prop.name, prop.kind, "proved", f"inductive invariant: total({name}) = {e.right.value} at the "
+                  f"start of the match, and {why[0].lower() + why[1:]}")
+
+
 def check_invariant(V: Verifier, prop: ir.Property) -> Result:
+    r = _total_invariant(V, prop)
+    if r is not None:
+        return r
     ex, A, obs, err = V.exploration(precise=bool(_mentions_cards(prop.expr)), extra=_zones_read(prop.expr))
     if ex is None:
         return Result(prop.name, prop.kind, "unknown", f"exploration stopped: {err}")

@@ -257,6 +257,7 @@ class _Encoder:
         n = game.players
         self.n = n
         self.dealer = z3.Int("dealer")
+        self.deal_number = z3.Int("deal_number")
         self.tricks = [z3.Int(f"tricks_{p}") for p in range(n)]
         self.vars = {}
         for v in g.vars:
@@ -287,6 +288,8 @@ class _Encoder:
         if isinstance(e, ir.Builtin):
             if e.name == "dealer":
                 return self.dealer
+            if e.name == "deal_number":
+                return self.deal_number
             if e.name == "eldest":
                 return (self.dealer + 1) % n
             return self._new()
@@ -374,3 +377,156 @@ def bounded_under(game, var: str, condition: ir.Expr, timeout_ms: int) -> int | 
     if not z3.is_int_value(val):
         return None
     return val.as_long()
+
+
+def deal_number_bound(game, condition: ir.Expr, timeout_ms: int) -> int | None:
+    """The largest ``deal_number`` while ``condition`` (the match's ``ends when``) is false; None when the
+    condition does not bound it (or does not read it)."""
+    from .liveness import subexprs
+    if not any(isinstance(x, ir.Builtin) and x.name == "deal_number" for x in subexprs(condition)):
+        return None
+    enc = _Encoder(game)
+    opt = z3.Optimize()
+    opt.set("timeout", timeout_ms)
+    opt.add(enc.deal_number >= 0)
+    opt.add(z3.Not(enc.expr(condition)))
+    h = opt.maximize(enc.deal_number)
+    if opt.check() != z3.sat:
+        return None
+    val = opt.upper(h)
+    return val.as_long() if z3.is_int_value(val) else None
+
+
+# -- zero-sum effects -----------------------------------------------------------------------------------------
+class _SymStore:
+    """Symbolic execution of effect blocks over z3: the changes they make to int variables."""
+
+    def __init__(self, game, enc: "_Encoder"):
+        self.game = game
+        self.enc = enc
+        self.store: dict = {}
+        for v in game.ir.vars:
+            if v.per is not None:
+                self.store[v.name] = list(enc.arrays[v.name])
+            elif v.name in enc.vars:
+                self.store[v.name] = enc.vars[v.name]
+
+    def expr(self, e, env):
+        if isinstance(e, ir.VarRef) and e.per is None and e.name in self.store:
+            return self.store[e.name]
+        if isinstance(e, ir.Index) and isinstance(e.base, ir.VarRef) and e.base.name in self.store:
+            arr = self.store[e.base.name]
+            idx = self.expr(e.index, env)
+            out = arr[-1]
+            for i in range(len(arr) - 1):
+                out = z3.If(idx == i, arr[i], out)
+            return out
+        if isinstance(e, ir.BinOp):
+            a, b = self.expr(e.left, env), self.expr(e.right, env)
+            if e.op == "and":
+                return z3.And(a, b)
+            if e.op == "or":
+                return z3.Or(a, b)
+            return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "==": lambda: a == b,
+                    "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b, ">": lambda: a > b,
+                    ">=": lambda: a >= b, "/": lambda: a / b, "%": lambda: a % b}[e.op]()
+        if isinstance(e, ir.Not):
+            return z3.Not(self.expr(e.operand, env))
+        if isinstance(e, ir.Cond):
+            return z3.If(self.expr(e.test, env), self.expr(e.then, env), self.expr(e.orelse, env))
+        if isinstance(e, ir.InSet):
+            v = self.expr(e.value, env)
+            return z3.Or([v == self.expr(i, env) for i in e.items])
+        if isinstance(e, ir.Call) and e.fn == "abs":
+            x = self.expr(e.args[0], env)
+            return z3.If(x >= 0, x, -x)
+        return self.enc.expr(e, env)
+
+    def run(self, stmts, env, cond=z3.BoolVal(True)):
+        for s in stmts:
+            if isinstance(s, ir.Assign):
+                val = self.expr(s.value, env)
+                if s.index is not None:
+                    arr = self.store.get(s.var)
+                    if arr is None:
+                        continue
+                    idx = self.expr(s.index, env)
+                    for i in range(len(arr)):
+                        new = arr[i] + val if s.op == "+=" else arr[i] - val if s.op == "-=" else val
+                        arr[i] = z3.If(z3.And(cond, idx == i), new, arr[i])
+                elif s.var in self.store:
+                    old = self.store[s.var]
+                    new = old + val if s.op == "+=" else old - val if s.op == "-=" else val
+                    self.store[s.var] = z3.If(cond, new, old)
+            elif isinstance(s, ir.If):
+                taken = z3.BoolVal(False)
+                for c, body in s.branches:
+                    cz = self.expr(c, env)
+                    here = z3.And(cond, z3.Not(taken), cz)
+                    self.run(body, env, here)
+                    taken = z3.Or(taken, cz)
+                self.run(s.orelse, env, z3.And(cond, z3.Not(taken)))
+            elif isinstance(s, ir.For):
+                for p in range(self.game.players):
+                    self.run(s.body, {**env, s.var: z3.IntVal(p)}, cond)
+            elif isinstance(s, ir.Score):
+                for row in self.game.ir.table(s.table).rows:
+                    self.run(row.body, env, z3.And(cond, self.expr(row.guard, env)))
+
+
+def preserves_total(game, var: str, outcomes_by_table: dict, timeout_ms: int) -> tuple[bool | None, str]:
+    """Whether every effect that changes per-player/per-side ``var`` leaves its total unchanged.
+
+    Table rows are checked over the reachable outcomes at their ``score`` (``outcomes_by_table``); any
+    other assignment to ``var`` (in an action or a phase) must preserve the total for all values.
+    Returns (True, description) when proved, (False, witness) when a row changes the total on a
+    reachable outcome, (None, reason) when undecided."""
+    from .liveness import walk
+    g = game.ir
+    n = game.players
+    checked = 0
+    # assignments outside tables
+    for ph in g.phases:
+        bodies = [a.body for a in ph.actions] + [ph.body]
+        if ph.trick is not None:
+            bodies += [ph.trick.then, ph.trick.after]
+        for b in bodies:
+            if any(isinstance(s, ir.Assign) and s.var == var for s in walk(b)):
+                enc = _Encoder(game)
+                sym = _SymStore(game, enc)
+                before = list(sym.store[var])
+                sym.run(tuple(s for s in b if not isinstance(s, ir.Score)), {"actor": z3.Int("actor")})
+                s = z3.Solver()
+                s.set("timeout", timeout_ms)
+                s.add(z3.Sum(sym.store[var]) != z3.Sum(before))
+                if _check(s) == z3.sat:
+                    return None, f"an effect of phase '{ph.name}' may change total({var})"
+                checked += 1
+    for t in g.tables:
+        rows = [r for r in t.rows if any(isinstance(s, ir.Assign) and s.var == var for s in walk(r.body))]
+        if not rows:
+            continue
+        outcomes = outcomes_by_table.get(t.name)
+        if not outcomes:
+            return None, f"table '{t.name}' is never scored in the abstraction"
+        for r in rows:
+            enc = _Encoder(game)
+            sym = _SymStore(game, enc)
+            before = list(sym.store[var])
+            sym.run(r.body, {})
+            s = z3.Solver()
+            s.set("timeout", timeout_ms)
+            alts = []
+            for vars_, won, dealer in outcomes:
+                conj = [enc.dealer == dealer]
+                for name, v in vars_:
+                    if name in enc.vars:
+                        conj.append(_in_abstract(enc.vars[name], v, n))
+                alts.append(z3.And(conj))
+            s.add(z3.Or(alts))
+            s.add(sym.expr(r.guard, {}))
+            s.add(z3.Sum(sym.store[var]) != z3.Sum(before))
+            if _check(s) == z3.sat:
+                return False, f"row '{r.name}' of table '{t.name}' changes total({var}) ({enc.describe(s.model())})"
+            checked += 1
+    return True, f"SMT (z3): each of the {checked} effects that change {var} preserves total({var})"
