@@ -160,6 +160,7 @@ def _alpha(A: Abstraction, st) -> Work:
     w = Work(st.phase, sel, sizes, [], vars_, st.dealer, trick, (), frozenset(st.revealed))
     A.forget(w)
     A.canonical_suits(w)
+    A.rotate(w)
     return w
 
 

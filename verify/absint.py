@@ -185,6 +185,7 @@ class Abstraction:
         self.literals = card_literals(self.g)
         self.deal_var_names = [v.name for v in self.g.vars if v.scope == "deal"]
         self.symmetric = self._is_suit_symmetric()
+        self.rotational = self._is_rotation_symmetric()
         # With many tricks, which player won each is too much to enumerate: keep only the total.
         self.blur_tricks = any(ph.trick is not None and isinstance(ph.trick.count, ir.Const) and
                                ph.trick.count.value >= 8 for ph in self.g.phases)
@@ -236,6 +237,100 @@ class Abstraction:
                 if isinstance(x, ir.Const) and x.type.kind in ("suit", "card") and x.value >= 0:
                     return False
         return True
+
+    def _is_rotation_symmetric(self) -> bool:
+        """True when no rule names a particular seat (other than the first dealer) and there are no fixed sides:
+        turning the table maps runs to runs, so every state can be seen from the dealer's seat 0."""
+        from .liveness import subexprs, walk, exprs_of_stmt
+        g = self.g
+        if g.sides:
+            return False
+        exprs = [g.match.ends_when, g.match.returns, g.match.next_dealer]
+        for v in g.vars:
+            exprs.append(v.init)
+        for ph in g.phases:
+            if ph.actor is not None:
+                exprs.append(ph.actor)
+            bodies = [ph.body]
+            for a in ph.actions:
+                exprs.append(a.guard)
+                bodies.append(a.body)
+                if a.param is not None:
+                    if a.param.kind == "domain" and a.param.type.kind == "player":
+                        return False
+                    exprs += [x for x in (a.param.zone, a.param.low, a.param.high, a.param.dest) if x is not None]
+            if ph.trick is not None:
+                t = ph.trick
+                exprs += [t.count, t.leader, t.trump, t.skip] + [r.condition for r in t.follow]
+                exprs += list(getattr(t, "more_skips", ()))
+                bodies += [t.then, t.after]
+            for b in bodies:
+                for st in walk(b):
+                    exprs.extend(exprs_of_stmt(st))
+        for t in g.tables:
+            for r in t.rows:
+                exprs.append(r.guard)
+                for st in walk(r.body):
+                    exprs.extend(exprs_of_stmt(st))
+        for p in g.properties:
+            for x in (p.expr, p.player):
+                if x is not None:
+                    exprs.append(x)
+        for e in exprs:
+            for x in subexprs(e):
+                if isinstance(x, ir.Const) and x.type.kind == "player" and x.value >= 0:
+                    return False
+                if isinstance(x, ir.Call) and x.fn in ("seat", "side"):
+                    return False
+                if isinstance(x, ir.Index) and isinstance(x.index, ir.Const) and not isinstance(x.index.value, bool):
+                    return False
+        return True
+
+    def rotate(self, w: Work) -> int:
+        """Turn the table so that the dealer sits in seat 0; returns the rotation r (seat s becomes s - r)."""
+        r = w.dealer
+        if not self.rotational or r <= 0:
+            return 0
+        n = self.n
+
+        def pl(p):
+            return (p - r) % n if isinstance(p, int) and not isinstance(p, bool) and p >= 0 else p
+
+        w.dealer = 0
+        for v in self.g.vars:
+            val = w.vars[v.name]
+            if v.per == "player":
+                val = [val[(i + r) % n] for i in range(n)]
+                if v.type.kind == "player":
+                    val = [pl(x) for x in val]
+                w.vars[v.name] = val
+            elif v.type.kind == "player":
+                w.vars[v.name] = pl(val)
+        slot_map = self.slot_rotation(r)
+        sizes = list(w.sizes)
+        for old, new in enumerate(slot_map):
+            sizes[new] = w.sizes[old]
+        w.sizes = sizes
+        w.tracked = [slot_map[z] if z >= 0 else z for z in w.tracked]
+        w.revealed = frozenset(slot_map[z] for z in w.revealed)
+        tn, played, to_play, leader, won, last = w.trick
+        if won and won[0] not in ("T", "S"):
+            won = tuple(won[(i + r) % n] for i in range(n))
+        w.trick = (tn, tuple((pl(p), c) for p, c in played), pl(to_play), pl(leader), won, pl(last))
+        w.gains = tuple(tuple(g[(i + r) % n] for i in range(n)) if len(g) == n else g for g in w.gains)
+        w.actor = pl(w.actor)
+        return r
+
+    def slot_rotation(self, r: int) -> list[int]:
+        """Where each zone slot goes when seat s becomes s - r."""
+        n = self.n
+        out = list(range(len(self.slots)))
+        for z in self.g.zones:
+            if z.per_player:
+                b = self.game.zone_base[z.name]
+                for i in range(n):
+                    out[b + i] = b + (i - r) % n
+        return out
 
     def canonical_suits(self, w: Work) -> tuple | None:
         """Relabel suits so that suit variables take the smallest labels first; returns the permutation

@@ -38,19 +38,21 @@ def realize(game, A, init_key, init_events, edges, check, attempts: int = 300, s
     """
     rng = random.Random(seed)
     tracked = set(A.track)
-    want_dealer = init_key[5]
+    want_dealer = None if A.rotational else init_key[5]
     seq = list(edges)
     if extra_cycles and cycle_from is not None:
         seq = seq + seq[cycle_from:] * extra_cycles
     for _ in range(attempts):
         try:
             st, steps, prefix = _reach_deal(game, want_dealer, rng)
-            sigma = _Relabel(game)
+            sigma = _Relabel(game, A)
+            sigma.turn(st.dealer - init_key[5])   # the abstraction sees the table from the dealer's seat
             _draws(st, steps, init_events, tracked, rng, sigma)
             sigma.compose(init_perm)
             for e in seq:
                 _apply_move(st, steps, e, tracked, rng, sigma)
                 sigma.compose(e.get("perm"))
+                sigma.turn(e.get("rot", 0))
             if check(st):
                 return Realization(steps, st, prefix)
         except (_Fail, IllegalActionError):
@@ -71,7 +73,7 @@ def _reach_deal(game, dealer: int, rng):
     for _ in range(5000):
         if st.is_terminal():
             raise _Fail("the match ended before the wanted deal")
-        if st.dealer == dealer and st.is_chance_node() and not _deal_started(st):
+        if (dealer is None or st.dealer == dealer) and st.is_chance_node() and not _deal_started(st):
             return st, steps, len(steps)
         acts = [a for a, _ in st.chance_outcomes()] if st.is_chance_node() else st.legal_actions()
         _record(st, steps, rng.choice(acts))
@@ -85,11 +87,31 @@ def _deal_started(st) -> bool:
 
 
 class _Relabel:
-    """The map from the abstraction's suit labels to the engine's (the explorer relabels suits by symmetry)."""
+    """The map from the abstraction's labels to the engine's: the explorer relabels suits by symmetry and
+    turns the table so that the dealer sits in seat 0."""
 
-    def __init__(self, game):
+    def __init__(self, game, A=None):
         self.nr = game.nranks
+        self.n = game.players
+        self.A = A
         self.sigma = list(range(len(game.deck.suits)))
+        self.R = 0  # concrete seat = (abstract seat + R) mod n
+        self._slots = None
+
+    def turn(self, r: int) -> None:
+        if r:
+            self.R = (self.R + r) % self.n
+            self._slots = None
+
+    def seat(self, p):
+        return (p + self.R) % self.n if p is not None and p >= 0 else p
+
+    def slot(self, z):
+        if self.A is None or not self.R:
+            return z
+        if self._slots is None:
+            self._slots = self.A.slot_rotation(-self.R)
+        return self._slots[z]
 
     def compose(self, perm) -> None:
         if perm is None:
@@ -114,6 +136,7 @@ def _draws(st, steps, events, tracked, rng, sigma):
         if ev[0] != "draw":
             continue
         _, src, dst, c = ev
+        src, dst = sigma.slot(src), sigma.slot(dst)
         if not st.is_chance_node():
             if st.game.hidden_zone[src]:
                 raise _Fail("expected a chance node")
@@ -144,7 +167,7 @@ def _apply_move(st, steps, e: dict, tracked, rng, sigma):
         return
     if st.is_terminal() or st.is_chance_node():
         raise _Fail("not at a decision")
-    if st.current_player() != move.actor:
+    if st.current_player() != sigma.seat(move.actor):
         raise _Fail("another player is to act")
     legal = st.legal_actions()
     if move.kind == "named":
@@ -174,9 +197,9 @@ def _apply_move(st, steps, e: dict, tracked, rng, sigma):
         cands = [a for a in legal if a < g.num_cards and (a == c if c >= 0 else a not in tracked)]
         if not cands:
             raise _Fail("no legal card of the class")
-        a = _choose_for_winner(st, cands, won_ev[1] if won_ev else None, rng)
+        a = _choose_for_winner(st, cands, sigma.seat(won_ev[1]) if won_ev else None, rng)
         _record(st, steps, a)
-        if won_ev is not None and st.last_winner != won_ev[1]:
+        if won_ev is not None and st.last_winner != sigma.seat(won_ev[1]):
             raise _Fail("trick won by another player")
     else:  # pragma: no cover
         raise _Fail(f"unknown move {move.kind}")

@@ -50,6 +50,7 @@ class Explored:
     errors: list = field(default_factory=list)      # (key, message)
     initial_events: dict = field(default_factory=dict)  # initial key -> draws that made it
     initial_perm: dict = field(default_factory=dict)    # initial key -> suit relabelling applied to it
+    initial_rot: dict = field(default_factory=dict)     # initial key -> seat rotation applied to it
 
 
 class Explorer:
@@ -353,6 +354,7 @@ class Explorer:
                 initial.append(key)
                 ex.initial_events[key] = ()
                 ex.initial_perm[key] = getattr(w, "perm", None)
+                ex.initial_rot[key] = getattr(w, "rot", 0)
         while frontier:
             if len(states) > self.max_states:
                 raise ExplorationLimit(f"more than {self.max_states} abstract states")
@@ -376,7 +378,7 @@ class Explorer:
                             continue  # the same outcome of the same move, reached by other draws
                         seen_edges.add((succ, move, gains))
                         G.add_edge(key, succ, move=move, events=events, exact=exact, end_gains=gains,
-                                   perm=getattr(st2, "perm", None))
+                                   perm=getattr(st2, "perm", None), rot=getattr(st2, "rot", 0))
         ex.seconds = time.perf_counter() - t0
         return ex
 
@@ -417,6 +419,7 @@ class Explorer:
             return node
         self.A.forget(st)
         st.perm = self.A.canonical_suits(st)
+        st.rot = self.A.rotate(st)
         key = st.key()
         if key not in states:
             clean = st.copy()

@@ -651,7 +651,7 @@ def _total_invariant(V: Verifier, prop: ir.Property) -> Result | None:
     if not ok:
         return None
     return Result(prop.name, prop.kind, "proved", f"inductive invariant: total({name}) = {e.right.value} at the "
-                  f"start of the match, and {why[0].lower() + why[1:]}")
+                  f"start of the match, and every effect preserves it: {why}")
 
 
 def check_invariant(V: Verifier, prop: ir.Property) -> Result:
