@@ -21,8 +21,17 @@ def test_module_agrees_with_engine(tmp_path):
     text = out.read_text(encoding="utf-8")
     # the effects that draw inside a loop, a branch and a scoring row are compiled into resumable blocks
     assert "s.loc[0] = 0" in text and "s.resume =" in text
+    assert "_next_player(" in text  # next(q after p: COND), translated
     mod = load_module(out, "every_construct_mod")
-    assert play_side_by_side(RULES, mod, range(120), deep_every=1) > 10000
+    seen = {"draw after a trick": 0, "match ended between two tricks": 0}
+
+    def look(state, observed):
+        if state.phase == "play" and state.is_chance_node():
+            seen["draw after a trick"] += 1  # 'after trick' draws from the stock: the effects resume after it
+        if state.is_terminal() and state.trick_number == 3:
+            seen["match ended between two tricks"] += 1  # 'after trick' scored the winning points
+    assert play_side_by_side(RULES, mod, range(160), deep_every=1, on_state=look) > 10000
+    assert all(seen.values()), seen
 
 
 def test_openspiel_and_diagram(tmp_path):
