@@ -30,6 +30,14 @@ ANON = -2   # an anonymous (untracked) card
 NONE = -1
 FORGOT = -3  # the zone of a tracked card that no longer matters (see liveness)
 DEAD = -1    # the size of a zone that no longer matters
+UNKNOWN = -2  # the size of a zone the abstraction does not keep (any number of cards)
+IN_DEAD = -4  # the zone of a tracked card that lies in a zone no phase reads for the rest of the deal
+
+
+def _inc(sizes: list, i: int, k: int) -> None:
+    """Add k cards to zone i (an unknown or dead size stays so)."""
+    if sizes[i] >= 0:
+        sizes[i] += k
 MATCH_OVER = "<match over>"
 ERROR = "<rule error>"
 
@@ -147,12 +155,16 @@ class Abstraction:
     """
 
     def __init__(self, game, track: tuple[int, ...] = (), watch: tuple[str, ...] = (),
-                 exact_match_vars: tuple[str, ...] = (), extra_zones=(), extra_vars=()):
+                 exact_match_vars: tuple[str, ...] = (), extra_zones=(), extra_vars=(), blur=(),
+                 extra_phases=None):
         self.game = game          # engine Game (zone layout, deck facts)
         self.g = game.ir
         self.track = tuple(track)
         self.track_index = {c: i for i, c in enumerate(self.track)}
         self.watch = tuple(watch)
+        self.blur = frozenset(blur)  # zones whose size is forgotten at each decision (property-directed)
+        self.suit_vars = sorted(v.name for v in game.ir.vars if v.type.kind == "suit" and v.per is None)
+        self.card_vars = sorted(v.name for v in game.ir.vars if v.type.kind == "card" and v.per is None)
         self.n = game.players
         self.nr = game.nranks
         ranks_tracked = {}
@@ -163,13 +175,19 @@ class Abstraction:
         self.anon_ranks = [r for r in range(self.nr) if r not in self.full_ranks]
         self.match_vars = {v.name for v in self.g.vars if v.scope == "match" and v.name not in exact_match_vars}
         self.var_types = {v.name: v for v in self.g.vars}
-        self.threshold = _thresholds(self.g)
+        self.threshold = {k: v for k, v in _thresholds(self.g).items()
+                          if any(x.name == k and x.type.kind == "int" for x in self.g.vars)}
         self.hidden = game.hidden_zone
         self.slots = game.zone_slots
         from .liveness import Liveness, card_literals
-        self.live = Liveness(self.g, extra_zones=set(extra_zones), extra_vars=set(extra_vars))
+        self.live = Liveness(self.g, extra_zones=set(extra_zones), extra_vars=set(extra_vars),
+                             extra_phases=extra_phases)
         self.literals = card_literals(self.g)
         self.deal_var_names = [v.name for v in self.g.vars if v.scope == "deal"]
+        self.symmetric = self._is_suit_symmetric()
+        # With many tricks, which player won each is too much to enumerate: keep only the total.
+        self.blur_tricks = any(ph.trick is not None and isinstance(ph.trick.count, ir.Const) and
+                               ph.trick.count.value >= 8 for ph in self.g.phases)
         from .liveness import subexprs as _sub
         self.ends_reads = {x.name for x in _sub(self.g.match.ends_when) if isinstance(x, ir.VarRef)}
         self.score_sources: dict = {}  # (table, valuation) -> (source key, move) that first reached it
@@ -178,25 +196,115 @@ class Abstraction:
         self.seen_false: set[int] = set()
         self.score_outcomes: dict[str, set] = {}  # table -> abstract valuations at 'score'
 
+    def _is_suit_symmetric(self) -> bool:
+        """True when no rule names a particular suit (or card), so relabelling suits maps runs to runs."""
+        from .liveness import subexprs, walk, exprs_of_stmt
+        g = self.g
+        if g.deck.colors or any(ph.trick is not None and getattr(ph.trick, "bowers", None) is not None
+                                for ph in g.phases):
+            return False
+        exprs = [g.match.ends_when, g.match.returns, g.match.first_dealer, g.match.next_dealer]
+        for v in g.vars:
+            exprs.append(v.init)
+        for ph in g.phases:
+            if ph.actor is not None:
+                exprs.append(ph.actor)
+            bodies = [ph.body]
+            for a in ph.actions:
+                exprs.append(a.guard)
+                bodies.append(a.body)
+                if a.param is not None:
+                    exprs += [x for x in (a.param.zone, a.param.low, a.param.high, a.param.dest) if x is not None]
+            if ph.trick is not None:
+                t = ph.trick
+                exprs += [t.count, t.leader, t.trump, t.skip] + [r.condition for r in t.follow]
+                exprs += list(getattr(t, "more_skips", ()))
+                bodies += [t.then, t.after]
+            for b in bodies:
+                for st in walk(b):
+                    exprs.extend(exprs_of_stmt(st))
+        for t in g.tables:
+            for r in t.rows:
+                exprs.append(r.guard)
+                for st in walk(r.body):
+                    exprs.extend(exprs_of_stmt(st))
+        for p in g.properties:
+            if p.expr is not None:
+                exprs.append(p.expr)
+        for e in exprs:
+            for x in subexprs(e):
+                if isinstance(x, ir.Const) and x.type.kind in ("suit", "card") and x.value >= 0:
+                    return False
+        return True
+
+    def canonical_suits(self, w: Work) -> tuple | None:
+        """Relabel suits so that suit variables take the smallest labels first; returns the permutation
+        (old suit -> new suit) applied, or None when the labels were already canonical or the game names a suit."""
+        if not self.symmetric:
+            return None
+        order = []
+        for name in self.suit_vars:
+            v = w.vars[name]
+            if isinstance(v, int) and v >= 0 and v not in order:
+                order.append(v)
+        ns = len(self.g.deck.suits)
+        order += [s_ for s_ in range(ns) if s_ not in order]
+        perm = [0] * ns
+        for new, old in enumerate(order):
+            perm[old] = new
+        if all(perm[i] == i for i in range(ns)):
+            return None
+        perm = tuple(perm)
+        for name in self.suit_vars:
+            v = w.vars[name]
+            if isinstance(v, int) and v >= 0:
+                w.vars[name] = perm[v]
+        if self.track:
+            nr = self.nr
+            new = list(w.tracked)
+            for i, c in enumerate(self.track):
+                s_, r = divmod(c, nr)
+                new[self.track_index[perm[s_] * nr + r]] = w.tracked[i]
+            w.tracked = new
+
+            def pc(c):
+                if c is None or c < 0:
+                    return c
+                s_, r = divmod(c, nr)
+                return perm[s_] * nr + r
+            tn, played, to_play, leader, won, last = w.trick
+            w.trick = (tn, tuple((p, pc(c)) for p, c in played), to_play, leader, won, last)
+            for name in self.card_vars:
+                v = w.vars[name]
+                if isinstance(v, int):
+                    w.vars[name] = pc(v)
+        return perm
+
+    def no_tricks(self) -> tuple:
+        """Tricks won at the start of a deal: per player, or only the total (``("T", n)``) for long deals."""
+        return ("T", 0) if self.blur_tricks else (0,) * self.n
+
     def forget(self, w: Work) -> None:
         """Replace what no phase reachable in this deal reads by canonical values (see liveness)."""
-        if w.phase is None:
+        if w.phase is None or w.phase not in self.live.zones:
             return
         L = self.live
         zones = L.zones[w.phase]
         for i, slot in enumerate(self.slots):
             if slot.name not in zones:
                 w.sizes[i] = DEAD
+            elif slot.name in self.blur and w.sizes[i] >= 0:
+                w.sizes[i] = UNKNOWN
         vars_ = L.vars[w.phase]
         for v in self.g.vars:
             if v.scope == "deal" and v.name not in vars_:
                 w.vars[v.name] = self._init_value(v, w)
         if self.track:
             live = self._live_cards(w)
-            w.tracked = [z if (c in live and (z < 0 or self.slots[z].name in zones or z == FORGOT)) else FORGOT
-                         for c, z in zip(self.track, w.tracked)]
-            # a tracked card in a dead zone is forgotten too
-            w.tracked = [z if z < 0 or w.sizes[z] != DEAD else FORGOT for z in w.tracked]
+            w.tracked = [z if c in live else FORGOT for c, z in zip(self.track, w.tracked)]
+            # a tracked card in a dead zone stays there until the next deal (nothing moves cards out of a
+            # zone that no phase reads): which dead zone no longer matters
+            w.tracked = [z if z < 0 or w.sizes[z] != DEAD else IN_DEAD for z in w.tracked]
 
     def _live_cards(self, w: Work) -> set[int]:
         live = set()
@@ -225,7 +333,7 @@ class Abstraction:
             sizes = [0] * len(g.zone_slots)
             sizes[g.home_zone] = g.num_cards
             w = Work(None, None, sizes, [g.home_zone] * len(self.track), {}, dealer,
-                     (0, (), -1, -1, (0,) * self.n, -1), tuple((0,) * self.n for _ in self.watch))
+                     (0, (), -1, -1, self.no_tricks(), -1), tuple((0,) * self.n for _ in self.watch))
             for v in self.g.vars:
                 w.vars[v.name] = self._init_value(v, w)
             out.append(w)
@@ -386,13 +494,17 @@ class Abstraction:
     def cards_in(self, w: Work, slot: int) -> tuple[list[int], int]:
         """(tracked cards in the zone, number of anonymous cards in it)."""
         tr = [c for c, z in zip(self.track, w.tracked) if z == slot]
-        return tr, w.sizes[slot] - len(tr)
+        size = w.sizes[slot]
+        if size < 0:
+            return tr, UNKNOWN
+        return tr, size - len(tr)
 
     def _call(self, e: ir.Call, w: Work, env: dict) -> list:  # noqa: C901
         fn = e.fn
         n = self.n
         if fn == "size":
-            return _uniq([w.sizes[z] for z in self.zone_slots(e.args[0], w, env)])
+            return _uniq([w.sizes[z] if w.sizes[z] >= 0 else Interval(0, None)
+                          for z in self.zone_slots(e.args[0], w, env)])
         if fn == "top":
             out = []
             for z in self.zone_slots(e.args[0], w, env):
@@ -444,6 +556,8 @@ class Abstraction:
             return _uniq([r for c in self.eval(e.args[0], w, env) for r in self._ranks_of(c, w)])
         if fn == "tricks":
             won = w.trick[4]
+            if won and won[0] == "T":  # only the total is kept (see blur_tricks)
+                return [Interval(0, won[1])]
             return _uniq([won[p] for p in self.eval(e.args[0], w, env) if isinstance(p, int) and 0 <= p < n])
         if fn == "played":
             ps = [p for p, _ in w.trick[1]]
@@ -527,6 +641,10 @@ class Abstraction:
                     return [False]
                 return _uniq([True, False] if any(False in r for r in results) else [True])
             if e.kind == "sum":
+                won = w.trick[4]
+                if won and won[0] == "T" and isinstance(e.body, ir.Call) and e.body.fn == "tricks" and \
+                        isinstance(e.body.args[0], ir.Local) and e.body.args[0].name == e.var:
+                    return [won[1]]  # the total of tricks won is exact even when the split is not kept
                 acc = 0
                 for r in results:
                     acc = _add(acc, r[0]) if len(r) == 1 else _add(acc, TOP_INT)
@@ -748,7 +866,11 @@ class Abstraction:
         for st, src in self._fork(w, self.zone_slots(s.source, w, env)):
             for st2, dst in self._fork(st, self.zone_slots(s.dest, st, env)):
                 if s.count is None:
-                    st2.sizes[dst] += st2.sizes[src]
+                    if st2.sizes[src] < 0 or st2.sizes[dst] < 0:
+                        if st2.sizes[src] != 0:
+                            st2.sizes[dst] = UNKNOWN if st2.sizes[dst] != DEAD else DEAD
+                    else:
+                        st2.sizes[dst] += st2.sizes[src]
                     st2.sizes[src] = 0
                     st2.tracked = [dst if z == src else z for z in st2.tracked]
                     out.append((st2, None))
@@ -778,7 +900,12 @@ class Abstraction:
     def _draw(self, w: Work, src: int, dests: list[int]) -> list:
         """Move one card per destination from ``src``: chance when ``src`` is hidden (each tracked card or an
         anonymous one), the top cards otherwise (any of the zone's cards: order is not tracked)."""
-        if len(dests) > w.sizes[src]:
+        extra = []
+        if w.sizes[src] == UNKNOWN:  # the abstraction does not know: the draw may also find too few cards
+            bad = w.copy()
+            bad.exact = False
+            extra = [(bad, f"error:a draw of {len(dests)} cards may find too few in {self.slots[src].label}")]
+        elif len(dests) > w.sizes[src]:
             return [(w, f"error:a draw of {len(dests)} cards finds only {w.sizes[src]} in "
                         f"{self.slots[src].label}")]
         states = [w]
@@ -792,8 +919,8 @@ class Abstraction:
                     st2 = st.copy() if len(options) > 1 else st
                     if len(options) > 1 and not chance:
                         st2.exact = False
-                    st2.sizes[src] -= 1
-                    st2.sizes[d] += 1
+                    _inc(st2.sizes, src, -1)
+                    _inc(st2.sizes, d, 1)
                     if kind == "card":
                         st2.tracked[self.track_index[c]] = d
                     st2.events.append(("draw", src, d, c if kind == "card" else ANON))
@@ -802,7 +929,7 @@ class Abstraction:
             for st in nxt:  # identical abstract outcomes of different draws are one outcome
                 merged.setdefault(st.key(), st)
             states = list(merged.values())
-        return [(st, None) for st in states]
+        return [(st, None) for st in states] + extra
 
 
 def _reads_locals(e) -> bool:

@@ -21,7 +21,7 @@ from . import smt
 from .absint import ERROR, MATCH_OVER
 from .checker import Counterexample, Finding, Result, Verifier
 from .liveness import walk
-from .properties import _refute_error, _size_note, _table_result, _trace, check_reachable
+from .properties import _refute_error, _size_note, _table_result, _trace, check_reachable, coreachable
 
 
 def builtin_checks(V: Verifier) -> list[Result]:
@@ -87,10 +87,7 @@ def _traps(V, ex, A, note) -> Result:
     for u, v, d in G.edges(data=True):
         if d.get("end_gains") is not None:
             ends.add(u)
-    co = set(ends)
-    for t in list(ends):
-        if t in G:
-            co |= nx.ancestors(G, t)
+    co = coreachable(G, ends)
     traps = [u for u in ex.states if u not in co and G.out_degree(u) > 0]
     if not traps:
         return Result("builtin:no_trap", "can_end", "proved",

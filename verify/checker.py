@@ -122,25 +122,35 @@ class Verifier:
         self.findings: list[Finding] = []
 
     # -- explorations ----------------------------------------------------------------------------
-    def exploration(self, precise: bool):
-        """The abstract graph: ``precise`` tracks named cards and per-deal gains (slower)."""
-        if precise in self._explorations:
-            return self._explorations[precise]
+    def exploration(self, precise: bool, extra: frozenset = frozenset(), extra_phases: frozenset | None = None):
+        """The abstract graph.  ``precise`` tracks named cards and per-deal gains (slower); ``extra`` zones
+        stay live (their sizes exact) in ``extra_phases`` (None: in every phase), for properties that read
+        them."""
+        key = (precise, extra, extra_phases)
+        if key in self._explorations:
+            return self._explorations[key]
         t0 = time.perf_counter()
         watch = tuple(v.name for v in self.g.vars if v.scope == "match" and v.per is not None and
                       v.type.kind == "int") if precise else ()
         track = tracked_cards(self.game) if precise else ()
-        A = Abstraction(self.game, track=track, watch=watch)
+        blur = ()
+        if precise:
+            from .liveness import Liveness
+            observed = Liveness(self.g).observed
+            blur = tuple(z.name for z in self.g.zones if not z.per_player and z.visibility == "hidden"
+                         and z.name not in observed and z.name not in extra)
+        A = Abstraction(self.game, track=track, watch=watch, blur=blur, extra_zones=extra,
+                        extra_phases=extra_phases)
         obs = _Observers(self, A)
         self.progress(f"exploring the abstraction ({'tracking ' + str(len(track)) + ' cards' if precise else 'card-blind'})")
         try:
             ex = Explorer(A, deadline=self.budget.deadline, observers=[obs]).explore()
         except ExplorationLimit as exc:
-            self._explorations[precise] = (None, A, obs, str(exc))
-            return self._explorations[precise]
+            self._explorations[key] = (None, A, obs, str(exc))
+            return self._explorations[key]
         ex.seconds = time.perf_counter() - t0
-        self._explorations[precise] = (ex, A, obs, None)
-        return self._explorations[precise]
+        self._explorations[key] = (ex, A, obs, None)
+        return self._explorations[key]
 
     # -- paths -------------------------------------------------------------------------------------
     def path_to(self, ex, target_keys: set, via_exact: bool = False):
@@ -174,7 +184,8 @@ class Verifier:
         return k, list(reversed(edges)), best
 
     def replay(self, A, ex, init, edges, check, **kw):
-        return realize(self.game, A, init, ex.initial_events.get(init, ()), edges, check, **kw)
+        return realize(self.game, A, init, ex.initial_events.get(init, ()), edges, check,
+                       init_perm=ex.initial_perm.get(init), **kw)
 
     # -- play-by-play --------------------------------------------------------------------------------
     def play_by_play(self, steps: list[dict], start: int = 0) -> list[str]:

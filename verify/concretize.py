@@ -30,7 +30,7 @@ class _Fail(Exception):
 
 
 def realize(game, A, init_key, init_events, edges, check, attempts: int = 300, seed: int = 0,
-            extra_cycles: int = 0, cycle_from: int | None = None) -> Realization | None:
+            extra_cycles: int = 0, cycle_from: int | None = None, init_perm=None) -> Realization | None:
     """Find concrete steps following ``edges`` (a list of edge-data dicts) from the deal start ``init_key``.
 
     ``check(state) -> bool`` must hold at the end.  With ``extra_cycles`` > 0, the edges from index
@@ -45,9 +45,12 @@ def realize(game, A, init_key, init_events, edges, check, attempts: int = 300, s
     for _ in range(attempts):
         try:
             st, steps, prefix = _reach_deal(game, want_dealer, rng)
-            _draws(st, steps, init_events, tracked, rng)
+            sigma = _Relabel(game)
+            _draws(st, steps, init_events, tracked, rng, sigma)
+            sigma.compose(init_perm)
             for e in seq:
-                _apply_move(st, steps, e, tracked, rng)
+                _apply_move(st, steps, e, tracked, rng, sigma)
+                sigma.compose(e.get("perm"))
             if check(st):
                 return Realization(steps, st, prefix)
         except (_Fail, IllegalActionError):
@@ -81,7 +84,32 @@ def _deal_started(st) -> bool:
     return len(st.zones[g.home_zone]) != g.num_cards
 
 
-def _draws(st, steps, events, tracked, rng):
+class _Relabel:
+    """The map from the abstraction's suit labels to the engine's (the explorer relabels suits by symmetry)."""
+
+    def __init__(self, game):
+        self.nr = game.nranks
+        self.sigma = list(range(len(game.deck.suits)))
+
+    def compose(self, perm) -> None:
+        if perm is None:
+            return
+        inv = [0] * len(perm)
+        for old, new in enumerate(perm):
+            inv[new] = old
+        self.sigma = [self.sigma[inv[a]] for a in range(len(perm))]
+
+    def card(self, c):
+        if c is None or c < 0:
+            return c
+        s, r = divmod(c, self.nr)
+        return self.sigma[s] * self.nr + r
+
+    def suit(self, s):
+        return self.sigma[s] if s is not None and s >= 0 else s
+
+
+def _draws(st, steps, events, tracked, rng, sigma):
     for ev in events:
         if ev[0] != "draw":
             continue
@@ -93,7 +121,7 @@ def _draws(st, steps, events, tracked, rng):
         psrc, pdst = st.pending[0]
         if (psrc, pdst) != (src, dst):
             raise _Fail("chance draw between other zones")
-        _record(st, steps, _pick(st.zones[src], c, tracked, rng))
+        _record(st, steps, _pick(st.zones[src], sigma.card(c), tracked, rng))
 
 
 def _pick(cards, c, tracked, rng):
@@ -107,17 +135,24 @@ def _pick(cards, c, tracked, rng):
     return rng.choice(pool)
 
 
-def _apply_move(st, steps, e: dict, tracked, rng):
+def _apply_move(st, steps, e: dict, tracked, rng, sigma):
     move = e["move"]
     events = list(e["events"])
     g = st.game
+    if move.kind == "start":  # the deal: chance draws only
+        _draws(st, steps, events, tracked, rng, sigma)
+        return
     if st.is_terminal() or st.is_chance_node():
         raise _Fail("not at a decision")
     if st.current_player() != move.actor:
         raise _Fail("another player is to act")
     legal = st.legal_actions()
     if move.kind == "named":
-        a = g.slot_index.get((move.action, move.value))
+        value = move.value
+        act = next((x for x in g.phases[st.phase].actions if x.name == move.action), None)
+        if act is not None and act.param is not None and act.param.type.kind == "suit":
+            value = sigma.suit(value)
+        a = g.slot_index.get((move.action, value))
         if a not in legal:
             raise _Fail("named action not legal")
         _record(st, steps, a)
@@ -126,15 +161,16 @@ def _apply_move(st, steps, e: dict, tracked, rng):
             raise _Fail("done not legal")
         _record(st, steps, g.done_action)
     elif move.kind in ("card", "choose"):
-        cands = [a for a in legal if a < g.num_cards and (a == move.value if move.value is not None and
-                                                          move.value >= 0 else a not in tracked)]
+        want = sigma.card(move.value)
+        cands = [a for a in legal if a < g.num_cards and (a == want if want is not None and
+                                                          want >= 0 else a not in tracked)]
         if not cands:
             raise _Fail("no card of the class")
         _record(st, steps, rng.choice(cands))
     elif move.kind == "play":
         play_ev = next((ev for ev in events if ev[0] == "play"), None)
         won_ev = next((ev for ev in events if ev[0] == "trick_won"), None)
-        c = play_ev[3] if play_ev else ANON
+        c = sigma.card(play_ev[3]) if play_ev else ANON
         cands = [a for a in legal if a < g.num_cards and (a == c if c >= 0 else a not in tracked)]
         if not cands:
             raise _Fail("no legal card of the class")
@@ -144,7 +180,7 @@ def _apply_move(st, steps, e: dict, tracked, rng):
             raise _Fail("trick won by another player")
     else:  # pragma: no cover
         raise _Fail(f"unknown move {move.kind}")
-    _draws(st, steps, events, tracked, rng)
+    _draws(st, steps, events, tracked, rng, sigma)
 
 
 def _choose_for_winner(st, cands, winner, rng):

@@ -19,7 +19,10 @@ import networkx as nx
 
 from atout.compiler import ir
 
-from .absint import ANON, ERROR, MATCH_OVER, Abstraction, Interval, Work
+from .absint import ANON, ERROR, MATCH_OVER, UNKNOWN, Abstraction, Interval, Work, _inc
+
+
+DEAL_START = "<deal start>"
 
 
 class ExplorationLimit(Exception):
@@ -46,6 +49,7 @@ class Explored:
     deal_ends: list = field(default_factory=list)   # (key of the state before, gains at end of deal)
     errors: list = field(default_factory=list)      # (key, message)
     initial_events: dict = field(default_factory=dict)  # initial key -> draws that made it
+    initial_perm: dict = field(default_factory=dict)    # initial key -> suit relabelling applied to it
 
 
 class Explorer:
@@ -108,7 +112,8 @@ class Explorer:
         return self.settle(self.enter(w, self.g.match.start))
 
     def end_deal(self, w: Work) -> list[tuple[Work, str]]:
-        """Reset the deal, rotate the dealer, start the next deal."""
+        """Reset the deal and rotate the dealer: the successor is the next deal's start node (a chance node
+        whose one move deals the cards), or the end of the match."""
         A = self.A
         out = []
         for st, dealer in A._fork(w, A.eval(self.g.match.next_dealer, w, {})):
@@ -116,15 +121,29 @@ class Explorer:
             for v in self.g.vars:
                 if v.scope == "deal":
                     st.vars[v.name] = A._init_value(v, st)
-            st.trick = (0, (), -1, -1, (0,) * A.n, -1)
+            st.trick = (0, (), -1, -1, A.no_tricks(), -1)
             st.gains = tuple((0,) * A.n for _ in A.watch)
             st.revealed = frozenset()
             for st2, ex in A._check_over(st):
                 if ex == "over":
                     out.append((st2, "over"))
                 else:
-                    out.extend(self.settle(self.enter(st2, self.g.match.start)))
+                    out.append((self.hub(st2), "decision"))
         return out
+
+    def hub(self, w: Work) -> Work:
+        """The start node of a deal.  When the first phase gathers the cards, where they were no longer matters."""
+        w.phase = DEAL_START
+        w.sel = None
+        w.actor = -1
+        first = self.g.phase(self.g.match.start)
+        if first.kind == "auto" and first.body and isinstance(first.body[0], ir.Gather) and \
+                isinstance(first.body[0].zone, ir.ZoneRef):
+            home = self.A.game.zone_base[first.body[0].zone.name]
+            w.sizes = [0] * len(w.sizes)
+            w.sizes[home] = self.A.game.num_cards
+            w.tracked = [home] * len(w.tracked)
+        return w
 
     def _next_active(self, p: int, skip) -> int:
         q = (p + 1) % self.A.n
@@ -135,6 +154,10 @@ class Explorer:
     def moves(self, w: Work) -> list[tuple[Move, list[tuple[Work, str]]]]:
         """Every decision available in ``w`` with its results (before settling)."""
         A = self.A
+        if w.phase == DEAL_START:
+            st = w.copy()
+            st.events = []
+            return [(Move("start", "", None, -1), [(st, "goto:" + self.g.match.start)])]
         ph = self.g.phase(w.phase)
         out = []
         if w.sel is not None:
@@ -209,7 +232,7 @@ class Explorer:
                     for st4, src in A._fork(st3, A.zone_slots(p.zone, st3, {})):
                         if isinstance(lo, Interval) or isinstance(hi0, Interval):
                             continue
-                        hi = min(hi0, st4.sizes[src])
+                        hi = min(hi0, st4.sizes[src]) if st4.sizes[src] >= 0 else hi0
                         if lo > 0 and hi < max(lo, 1):
                             continue
                         st4.actor = actor
@@ -237,8 +260,8 @@ class Explorer:
             tr, anon = A.cards_in(w, src)
             for c in tr + ([ANON] if anon else []):
                 st = w.copy()
-                st.sizes[src] -= 1
-                st.sizes[dst] += 1
+                _inc(st.sizes, src, -1)
+                _inc(st.sizes, dst, 1)
                 if c != ANON:
                     st.tracked[A.track_index[c]] = dst
                 st.events.append(("choose", src, dst, c))
@@ -258,8 +281,8 @@ class Explorer:
     def _play(self, w: Work, ph, p: int, hand: int, c) -> list:
         A = self.A
         tz = A.game.trick_zone
-        w.sizes[hand] -= 1
-        w.sizes[tz] += 1
+        _inc(w.sizes, hand, -1)
+        _inc(w.sizes, tz, 1)
         if c != ANON:
             w.tracked[A.track_index[c]] = tz
         w.events.append(("play", hand, tz, c))
@@ -274,10 +297,16 @@ class Explorer:
                 results.append((st, "stay"))
                 continue
             for st2, winner in A._fork(st, [q for q, _ in played]):
-                won2 = list(won)
-                won2[winner] += 1
+                if won and won[0] == "T":
+                    won2 = ["T", won[1] + 1]
+                else:
+                    won2 = list(won)
+                    won2[winner] += 1
                 taken = A.game.taken_base + winner
-                st2.sizes[taken] += st2.sizes[tz]
+                if st2.sizes[tz] >= 0:
+                    _inc(st2.sizes, taken, st2.sizes[tz])
+                else:
+                    st2.sizes[taken] = UNKNOWN if st2.sizes[taken] != DEAD else DEAD
                 st2.sizes[tz] = 0
                 st2.tracked = [taken if z == tz else z for z in st2.tracked]
                 st2.events.append(("trick_won", winner))
@@ -315,14 +344,11 @@ class Explorer:
         ex = Explored(G, states, initial, 0.0)
         G.add_node(MATCH_OVER)
         for w in A.deal_starts():
-            for st, kind in self.start_deal(w):
-                for obs in self.observers:
-                    obs(st, kind, None, None)
-                events = tuple(st.events)
-                key = self._add(st, kind, states, frontier, ex, None)
-                if key not in initial:
-                    initial.append(key)
-                    ex.initial_events[key] = events
+            key = self._add(self.hub(w), "decision", states, frontier, ex, None)
+            if key not in initial:
+                initial.append(key)
+                ex.initial_events[key] = ()
+                ex.initial_perm[key] = getattr(w, "perm", None)
         while frontier:
             if len(states) > self.max_states:
                 raise ExplorationLimit(f"more than {self.max_states} abstract states")
@@ -331,6 +357,7 @@ class Explorer:
             key = frontier.pop()
             w = states[key]
             A.current = (key, None)
+            seen_edges = set()
             for move, results in self.moves(w.copy()):
                 for st, exit_ in results:
                     for st2, kind in self._after(st, exit_, ex, key):
@@ -341,7 +368,11 @@ class Explorer:
                         if gains is None and kind == "over":
                             gains = st2.gains
                         succ = self._add(st2, kind, states, frontier, ex, key)
-                        G.add_edge(key, succ, move=move, events=events, exact=exact, end_gains=gains)
+                        if (succ, move, gains) in seen_edges:
+                            continue  # the same outcome of the same move, reached by other draws
+                        seen_edges.add((succ, move, gains))
+                        G.add_edge(key, succ, move=move, events=events, exact=exact, end_gains=gains,
+                                   perm=getattr(st2, "perm", None))
         ex.seconds = time.perf_counter() - t0
         return ex
 
@@ -381,6 +412,7 @@ class Explorer:
                 ex.errors.append((src_key, kind[len("error:"):]))
             return node
         self.A.forget(st)
+        st.perm = self.A.canonical_suits(st)
         key = st.key()
         if key not in states:
             clean = st.copy()

@@ -15,7 +15,7 @@ from atout.engine.evaluate import RuleError
 from .checker import Counterexample, Finding, Verifier
 
 
-def extra_findings(V: Verifier, seconds: float = 0.6) -> list[Finding]:
+def extra_findings(V: Verifier, seconds: float = 0.25) -> list[Finding]:
     game = V.game
     if game.hand_base is None:
         return []
@@ -75,18 +75,12 @@ def extra_findings(V: Verifier, seconds: float = 0.6) -> list[Finding]:
             how = st._legal().get(a)
             p = st.current_player()
             if how and how[0] == "choose":
+                if st.selecting is None:
+                    n_ex += 1  # a new selection (one player's discard) starts
                 discarded[a] = (p, n_ex)
-            if how and how[0] in ("choose", "done") and st.phase and \
-                    game.phases[st.phase].actions and p == st.dealer:
-                pass
             steps.append({"player": p, "action": a, "text": st.action_to_string(a)})
             try:
-                before = st.phase
                 st.apply_action(a)
-                if before != st.phase and st.phase is not None and before is not None and \
-                        game.phases.get(before) and any(x.param is not None and x.param.kind == "choose"
-                                                        for x in game.phases[before].actions):
-                    n_ex += 1
             except RuleError:
                 break
     for f in (same_exchange, earlier):

@@ -112,7 +112,8 @@ class Liveness:
     """``zones[phase]`` / ``vars[phase]``: zone families and deal variables that may still be read in this
     deal from ``phase`` on; ``assigned_after[phase]``: variables that may still be assigned."""
 
-    def __init__(self, g: ir.Game, extra_zones: set[str] = frozenset(), extra_vars: set[str] = frozenset()):
+    def __init__(self, g: ir.Game, extra_zones: set[str] = frozenset(), extra_vars: set[str] = frozenset(),
+                 extra_phases=None):
         self.g = g
         G = phase_graph(g)
         start = g.match.start
@@ -185,7 +186,8 @@ class Liveness:
                     if q != start and q not in reach:
                         reach.add(q)
                         stack.append(q)
-            self.zones[ph.name] = frozenset(set().union(*(reads_z[p] for p in reach)) | set(extra_zones))
+            extra_here = set(extra_zones) if extra_phases is None or ph.name in extra_phases else set()
+            self.zones[ph.name] = frozenset(set().union(*(reads_z[p] for p in reach)) | extra_here)
             self.vars[ph.name] = frozenset(set().union(*(reads_v[p] for p in reach)) | set(extra_vars) | ends_reads)
             self.assigned_after[ph.name] = frozenset(set().union(*(assigns[p] for p in reach)))
         self.observed = frozenset(self._observed_zones())

@@ -49,28 +49,63 @@ def _sure(edges) -> bool:
     return all(not any(ev[0] == "unsure" for ev in d["events"]) for _, d in edges)
 
 
+def coreachable(G, targets) -> set:
+    """Nodes with a path to some node of ``targets`` (targets included): one backward search."""
+    seen = set(t for t in targets if t in G)
+    stack = list(seen)
+    while stack:
+        v = stack.pop()
+        for u in G.predecessors(v):
+            if u not in seen:
+                seen.add(u)
+                stack.append(u)
+    return seen
+
+
 def attractor(G, targets: set, coalition) -> set:
     """Nodes from which the ``coalition(node, actor)`` players can force reaching ``targets``.
 
     Moves of coalition players are chosen (only moves whose guard surely holds); every outcome of a move
-    (chance, what the abstraction cannot tell) and every move of the other players is adversarial."""
-    attr = set(targets)
-    moves = {u: _moves_of(G, u) for u in G.nodes if u not in attr}
-    changed = True
-    while changed:
-        changed = False
-        for u, ms in moves.items():
-            if u in attr or not ms:
+    (chance, what the abstraction cannot tell) and every move of the other players is adversarial.
+    A backward worklist computation (the classic attractor of a game graph)."""
+    attr = set(t for t in targets)
+    moves = {}
+    pending = {}     # (u, move) -> outcomes not yet in the attractor
+    owner = {}
+    users = {}       # v -> [(u, move)] moves that have v as an outcome
+    for u in G.nodes:
+        if u in attr:
+            continue
+        ms = _moves_of(G, u)
+        if not ms:
+            continue
+        moves[u] = ms
+        actor = next(iter(ms)).actor
+        owner[u] = coalition(u, actor)
+        for m, es in ms.items():
+            outs = {v for v, _ in es}
+            pending[(u, m)] = len(outs)
+            for v in outs:
+                users.setdefault(v, []).append((u, m))
+    bad_left = {u: len(ms) for u, ms in moves.items()}  # opponents' nodes: moves not yet winning
+    queue = list(attr)
+    while queue:
+        v = queue.pop()
+        for u, m in users.get(v, ()):
+            if u in attr:
                 continue
-            actor = next(iter(ms)).actor
-            good = [m for m, es in ms.items() if all(v in attr for v, _ in es)]
-            if coalition(u, actor):
-                ok = any(all(v in attr for v, _ in ms[m]) and _sure(ms[m]) for m in good)
+            pending[(u, m)] -= 1
+            if pending[(u, m)] > 0:
+                continue
+            if owner[u]:
+                if _sure(moves[u][m]):
+                    attr.add(u)
+                    queue.append(u)
             else:
-                ok = len(good) == len(ms)
-            if ok:
-                attr.add(u)
-                changed = True
+                bad_left[u] -= 1
+                if bad_left[u] == 0:
+                    attr.add(u)
+                    queue.append(u)
     return attr
 
 
@@ -218,7 +253,8 @@ def _realize_with_gains(V, A, ex, init, edges, check):
     cls = game.new_initial_state().__class__
     cls._log_deal = log_with_gains
     try:
-        return realize(game, A, init, ex.initial_events.get(init, ()), edges, check)
+        return realize(game, A, init, ex.initial_events.get(init, ()), edges, check,
+                       init_perm=ex.initial_perm.get(init))
     finally:
         cls._log_deal = orig_log
 
@@ -266,9 +302,7 @@ def _check_reach(V: Verifier, prop: ir.Property, coalition, who: str) -> Result:
                       f"attractor on the abstraction ({_size_note(ex, A)}): from all {len(loop)} reachable "
                       f"states of {{{', '.join(prop.phases)}}}, {who} can reach '{prop.target}'")
     # a state from which even the over-approximation never reaches the target is a real trap
-    co = set(targets)
-    for t in targets:
-        co |= nx.ancestors(G, t)
+    co = coreachable(G, targets)
     trapped = [u for u in missing if u not in co]
     if trapped:
         found = V.path_to(ex, set(trapped))
@@ -511,7 +545,8 @@ def _realize_score(V, A, ex, table, check_rows):
             V.game.new_initial_state = new_state
             try:
                 real = realize(V.game, A, init, ex.initial_events.get(init, ()), edges + [d],
-                               lambda st: bool(fired_log) and check_rows(fired_log[-1]), attempts=40)
+                               lambda st: bool(fired_log) and check_rows(fired_log[-1]), attempts=40,
+                               init_perm=ex.initial_perm.get(init))
             finally:
                 V.game.new_initial_state = orig_init
             if real is not None:
@@ -582,7 +617,7 @@ def _witness_actions(V: Verifier) -> set:
 
 
 def check_invariant(V: Verifier, prop: ir.Property) -> Result:
-    ex, A, obs, err = V.exploration(precise=bool(_mentions_cards(prop.expr)))
+    ex, A, obs, err = V.exploration(precise=bool(_mentions_cards(prop.expr)), extra=_zones_read(prop.expr))
     if ex is None:
         return Result(prop.name, prop.kind, "unknown", f"exploration stopped: {err}")
     bad = []
@@ -627,8 +662,21 @@ def _refute_by_check(V, ex, A, prop, src, move, check, note) -> Result:
                   "replayed it", counterexample=_trace(V, real, note=note))
 
 
+def _zones_read(e) -> frozenset:
+    from .liveness import subexprs, _zone_name
+    out = set()
+    if e is not None:
+        for x in subexprs(e):
+            if isinstance(x, ir.Call) and x.fn in ("size", "top", "has") and _zone_name(x.args[0]):
+                out.add(_zone_name(x.args[0]))
+            elif isinstance(x, ir.Quant) and x.domain is not None and _zone_name(x.domain):
+                out.add(_zone_name(x.domain))
+    return frozenset(out)
+
+
 def check_conserves(V: Verifier, prop: ir.Property) -> Result:
-    ex, A, obs, err = V.exploration(precise=False)
+    ex, A, obs, err = V.exploration(precise=False, extra=_zones_read(prop.expr),
+                                    extra_phases=frozenset(prop.phases) if _zones_read(prop.expr) else None)
     if ex is None:
         return Result(prop.name, prop.kind, "unknown", f"exploration stopped: {err}")
     phases = set(prop.phases)
@@ -705,7 +753,7 @@ def _realize_error(V, A, ex, init, edges):
         for seed in range(5):
             holder.clear()
             concretize.realize(V.game, A, init, ex.initial_events.get(init, ()), edges, lambda st: False,
-                               attempts=60, seed=seed)
+                               attempts=60, seed=seed, init_perm=ex.initial_perm.get(init))
             if "steps" in holder:
                 return concretize.Realization(holder["steps"], None, 0)
     finally:

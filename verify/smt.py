@@ -48,10 +48,19 @@ def conservation(game, timeout_ms: int) -> tuple[bool, int, str | None]:
     slots = game.zone_slots
     n = len(slots)
     checked = 0
+    shapes_done = set()
     for stmt, where in _card_effects(game.ir):
         for src_slots, dst_slots in _slot_choices(game, stmt):
             for src in src_slots:
                 for dst in dst_slots:
+                    # the formula only depends on the kind of effect and on whether source and destination
+                    # are the same zone: check each shape once per effect
+                    shape = (id(stmt), type(stmt).__name__, isinstance(stmt, ir.Move) and stmt.count is None,
+                             src == dst)
+                    checked += 1
+                    if shape in shapes_done:
+                        continue
+                    shapes_done.add(shape)
                     s = z3.Solver()
                     s.set("timeout", timeout_ms)
                     pre = [z3.Int(f"s{i}") for i in range(n)]
@@ -72,7 +81,6 @@ def conservation(game, timeout_ms: int) -> tuple[bool, int, str | None]:
                             post[src] = pre[src] - k
                             post[dst] = pre[dst] + k
                     s.add(z3.Sum(post) != z3.Sum(pre))
-                    checked += 1
                     if _check(s) == z3.sat:
                         return False, checked, f"{where}: {type(stmt).__name__} from {slots[src].label} to " \
                                                f"{slots[dst].label}"
@@ -190,7 +198,10 @@ def table_cases(game, table: ir.Table, outcomes: set, timeout_ms: int):
     alts = []
     for vars_, won, dealer in outcomes:
         conj = [enc.dealer == dealer]
-        conj += [enc.tricks[p] == won[p] for p in range(n)]
+        if won and won[0] == "T":
+            conj += [t >= 0 for t in enc.tricks] + [z3.Sum(enc.tricks) == won[1]]
+        else:
+            conj += [enc.tricks[p] == won[p] for p in range(n)]
         for name, v in vars_:
             if name not in enc.vars:
                 continue
