@@ -45,3 +45,13 @@ def test_openspiel_and_diagram(tmp_path):
     dot.write_text(render(str(RULES), "dot"), encoding="utf-8")
     run = subprocess.run([shutil.which("dot") or "dot", "-Tsvg", str(dot)], capture_output=True, text=True)
     assert run.returncode == 0 and "<svg" in run.stdout, run.stderr
+
+
+def test_diagram_text_of_next():
+    """Diagram labels print next(q after P: C) in the syntax of the rule file."""
+    from atout.compiler import compile_file
+    from atout.export.diagram import expr_text
+
+    game = compile_file(str(RULES))
+    feel = next(a for p in game.phases for a in p.actions if a.name == "feel")
+    assert expr_text(feel.guard).endswith(" and (next(q after actor: (m == calm) or (q == actor)) != none)")
