@@ -116,7 +116,7 @@ def test_loader_helper(tmp_path):
 
 
 def test_a_construct_newer_than_the_exporter_is_refused():
-    """An IR field the exporter does not know (a made-up later field, 'Trick.shuffle_after') stops the export, loudly."""
+    """An IR field the exporter does not know (a made-up later one, 'Trick.shuffle_after') stops the export, loudly."""
     import dataclasses
 
     from atout.compiler import compile_file, ir
