@@ -280,7 +280,7 @@ def _counters(g: ir.Game) -> dict[str, int]:
 
 def _flag_bounded(a: ir.Action, g: ir.Game) -> bool:
     """A named action taken at most once per deal: its guard requires ``not F`` and its body sets ``F = true``
-    (``F`` a bool deal variable)."""
+    (``F`` a bool deal variable that nothing in the game sets back to false)."""
     conj = []
 
     def split(e):
@@ -292,6 +292,11 @@ def _flag_bounded(a: ir.Action, g: ir.Game) -> bool:
     split(a.guard)
     flags = {c.operand.name for c in conj if isinstance(c, ir.Not) and isinstance(c.operand, ir.VarRef)}
     deal_bools = {v.name for v in g.vars if v.scope == "deal" and v.type.kind == "bool" and v.per is None}
+    for _, body in _bodies(g):
+        for s in _walk_stmts(body):
+            if isinstance(s, ir.Assign) and s.var in flags and not (
+                    s.op == "=" and isinstance(s.value, ir.Const) and s.value.value is True):
+                flags.discard(s.var)  # reset somewhere: the flag does not limit the action
     for s in a.body:
         if isinstance(s, ir.Assign) and s.index is None and s.var in flags & deal_bools and \
                 isinstance(s.value, ir.Const) and s.value.value is True:

@@ -91,3 +91,26 @@ def test_no_derived_range_without_bounded_runs_or_when_self_dependent():
     # a match of unknown length: the changes of a match variable add up without bound
     text = (DERIVED % ("int in 0..3", "1")).replace("ends when deal_number >= 2", "ends when gains[0] > 5")
     assert utility_bounds(compile_text(text)) is None
+
+
+def test_a_flag_that_is_reset_does_not_bound_an_action():
+    """An action in trick play counts once per deal only if its flag, once set, stays set."""
+    text = """game t
+players 2
+deck { suits a b ranks K Q }
+zone stock: hidden, home
+zone hand: per player, private
+match var points: int in 0..9 per player = 0
+deal var said: bool = false
+phase deal { do { deal 2 from stock to hand starting eldest
+  goto play } }
+phase play {
+  trick { count 2 leader eldest then { end deal } }
+  action say when not said { said = true  %s }
+}
+match { start deal ends when deal_number >= 1 returns(p) = points[p] }
+"""
+    # 'say' at most once, then 2 tricks of 2 cards: 1 + 4 decisions
+    assert max_decisions(compile_text(text % "")) == 5
+    # said = false again: 'say' can be repeated without end
+    assert max_decisions(compile_text(text % "said = false")) is None
