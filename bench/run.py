@@ -2,7 +2,7 @@
 
     python bench/run.py [--seconds S] [--repeats R] [--json]
 
-For Écarté, Solo Whist and Euchre (the rule files in rules/; a game without a rule file is reported as n/a) it
+For Écarté, Whist, Solo Whist and Euchre (the rule files in rules/; a game without one is reported as n/a) it
 measures random playouts per second and actions per second of the engine (``atout.engine``) and of the module
 exported with ``atout export --to python``; in the same run, OpenSpiel's C++ ``euchre`` through pyspiel and
 OpenSpiel's Python ``python_kuhn_poker``, driven by the same random loop; the ratios of every row to those two;
@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rules"
-GAMES = [("Écarté", "ecarte"), ("Solo Whist", "solo_whist"), ("Euchre", "euchre")]
+GAMES = [("Écarté", "ecarte"), ("Whist", "whist"), ("Solo Whist", "solo_whist"), ("Euchre", "euchre")]
 TARGETS = {"module_vs_cpp_euchre": 0.25, "engine_vs_cpp_euchre": 0.05, "verify_ecarte_s": 2.0,
            "verify_solo_whist_s": 10.0}
 
@@ -91,10 +91,15 @@ def verify_time(path: Path) -> tuple[float | None, str]:
     cmd = [exe, "verify", str(path), "--json"] if exe else [sys.executable, "-m", "atout.cli", "verify", str(path),
                                                               "--json"]
     start = time.perf_counter()
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     seconds = time.perf_counter() - start
     status = {0: "all proved", 1: "some refuted or unknown"}.get(run.returncode, f"exit {run.returncode}")
-    return seconds, status
+    try:
+        verdicts = [p["verdict"] for p in json.loads(run.stdout)["properties"]]
+    except (ValueError, KeyError, TypeError):
+        return seconds, status
+    counts = ", ".join(f"{verdicts.count(v)} {v}" for v in ("proved", "refuted", "unknown") if v in verdicts)
+    return seconds, f"{status} ({counts})"
 
 
 def measure(seconds: float, repeats: int) -> dict:

@@ -1,7 +1,8 @@
 """Static facts about a game that an OpenSpiel ``GameInfo`` needs, derived from the IR.
 
 * :func:`utility_bounds` — an interval holding every value of ``returns(p)`` (interval arithmetic over the
-  returns expression; a variable contributes its declared range);
+  returns expression; a variable contributes its declared range, or, for an int variable declared without one,
+  a range derived from its assignments, see below);
 * :func:`max_decisions` — an upper bound on the number of player decisions in a match (chance outcomes are not
   counted, as in OpenSpiel's ``max_game_length``), or None when the IR gives no bound.
 
@@ -17,6 +18,14 @@ Both are sound (never too small) and may be loose.  How the decision bound is fo
    once;
 3. the longest path through the components from the start phase bounds one deal;
 4. the match must end after at most ``K`` deals (``ends when deal_number >= K``, or a disjunct of that form).
+
+The range of an int variable declared without one (``match var units: int per player = 0``) is derived from its
+assignments: a value is its initial value or a value it was set to (``=``), plus the changes (``+=``, ``-=``) made
+after that.  Each effect body runs a bounded number of times in one deal (the visits of its phase found by step 2,
+times the tricks for ``after trick``, times the players for ``for p in players``, the rows of a table as often as
+``score TABLE`` runs), so the changes of a deal variable are bounded; those of a match variable are bounded by
+``K`` deals of them.  A variable whose assignments depend on itself, or that changes in a body with no bound on
+its runs, has no derived range.
 """
 from __future__ import annotations
 
@@ -36,7 +45,10 @@ class _Bounds:
     def __init__(self, g: ir.Game):
         self.g = g
         self.vars = {v.name: v for v in g.vars}
-        self.max_tricks = max((_const(p.trick.count) or 0 for p in g.phases if p.trick is not None), default=0)
+        self.max_tricks = _max_tricks(g)
+        self.derived: dict[str, Interval | None] = {}
+        self.busy: set[str] = set()
+        self._assignments: dict[str, list] | None = None
 
     def var(self, name: str) -> Interval | None:
         v = self.vars[name]
@@ -45,30 +57,87 @@ class _Bounds:
             return (0, 1)
         if t.kind == "int" and t.low is not None:
             return (t.low, t.high)
+        if t.kind == "int":
+            return self.derive(name)
         if t.kind in ("player",):
             return (-1, self.g.players - 1)
         return None
 
-    def of(self, e: ir.Expr) -> Interval | None:  # noqa: C901
+    def derive(self, name: str) -> Interval | None:
+        """The range of an int variable declared without one, from its assignments (see the module docstring)."""
+        if name in self.derived:
+            return self.derived[name]
+        if name in self.busy:
+            return None  # its assignments depend on its own value
+        self.busy.add(name)
+        try:
+            got = self._derive(name)
+        finally:
+            self.busy.discard(name)
+        self.derived[name] = got
+        return got
+
+    def _derive(self, name: str) -> Interval | None:
+        if self._assignments is None:
+            self._assignments = _assignments(self.g)
+        v = self.vars[name]
+        base = self.of(v.init)
+        if base is None:
+            return None
+        lo, hi = base
+        up = down = 0
+        for s, runs, env in self._assignments.get(name, ()):
+            value = self.of(s.value, env)
+            if value is None:
+                return None
+            if s.op == "=":
+                lo, hi = min(lo, value[0]), max(hi, value[1])
+                continue
+            if s.op == "-=":
+                value = (-value[1], -value[0])
+            if runs is None:
+                return None
+            down += runs * min(0, value[0])
+            up += runs * max(0, value[1])
+        if (up or down) and v.scope == "match":
+            deals = _deals(self.g)
+            if deals is None:
+                return None
+            up, down = deals * up, deals * down
+        return (lo + down, hi + up)
+
+    def of(self, e: ir.Expr, env: dict | None = None) -> Interval | None:  # noqa: C901
+        """The interval of ``e``; ``env`` gives the intervals of locals (loop variables, parameters)."""
         g = self.g
+        env = env or {}
         if isinstance(e, ir.Const):
             return (int(e.value), int(e.value))
+        if isinstance(e, ir.Local):
+            if e.name in env:
+                return env[e.name]
+            if e.type.kind == "player":
+                return (-1, g.players - 1)
+            if e.type.kind == "bool":
+                return (0, 1)
+            return None
+        if isinstance(e, ir.NextPlayer):
+            return (-1, g.players - 1)
         if isinstance(e, ir.VarRef):
             return self.var(e.name)
         if isinstance(e, ir.Index):
             return self.var(e.base.name)  # type: ignore[attr-defined]
         if isinstance(e, ir.Cond):
-            a, b = self.of(e.then), self.of(e.orelse)
+            a, b = self.of(e.then, env), self.of(e.orelse, env)
             return None if a is None or b is None else (min(a[0], b[0]), max(a[1], b[1]))
         if isinstance(e, ir.Neg):
-            a = self.of(e.operand)
+            a = self.of(e.operand, env)
             return None if a is None else (-a[1], -a[0])
         if isinstance(e, (ir.Not, ir.InSet)):
             return (0, 1)
         if isinstance(e, ir.BinOp):
             if e.op in ("and", "or", "==", "!=", "<", "<=", ">", ">="):
                 return (0, 1)
-            a, b = self.of(e.left), self.of(e.right)
+            a, b = self.of(e.left, env), self.of(e.right, env)
             if a is None or b is None:
                 return None
             if e.op == "+":
@@ -83,7 +152,7 @@ class _Bounds:
             return None
         if isinstance(e, ir.Call):
             if e.fn == "abs":
-                a = self.of(e.args[0])
+                a = self.of(e.args[0], env)
                 return None if a is None else (0, max(abs(a[0]), abs(a[1])))
             if e.fn in ("max", "min"):
                 return self.var(e.args[0].name)  # type: ignore[attr-defined]
@@ -93,7 +162,7 @@ class _Bounds:
                 n = g.players if v.per == "player" else max(1, len(g.sides))
                 return None if a is None else (n * a[0], n * a[1])
             if e.fn == "tricks":
-                return (0, self.max_tricks)
+                return None if self.max_tricks is None else (0, self.max_tricks)
             if e.fn == "size":
                 return (0, g.deck.size)
             if e.fn in ("side", "seat", "left", "right", "partner"):
@@ -107,13 +176,30 @@ class _Bounds:
                 return (0, 1)
             if e.kind == "count":
                 return (0, n)
-            a = self.of(e.body)
+            inner = dict(env)
+            if e.domain is None:
+                inner[e.var] = (0, g.players - 1)
+            a = self.of(e.body, inner)
             return None if a is None else (min(0, n * a[0]), max(0, n * a[1]))
         return None
 
 
 def _const(e: ir.Expr) -> int | None:
     return int(e.value) if isinstance(e, ir.Const) else None
+
+
+def _max_tricks(g: ir.Game) -> int | None:
+    """Most tricks a player can win in one deal: the tricks of every visit of every trick phase (None: no bound)."""
+    visits = phase_visits(g)
+    total = 0
+    for ph in g.phases:
+        if ph.trick is None:
+            continue
+        count, times = _const(ph.trick.count), visits[ph.name]
+        if count is None or times is None:
+            return None
+        total += count * times
+    return total
 
 
 # -- the decision bound ------------------------------------------------------------------------
@@ -136,6 +222,7 @@ def _bodies(g: ir.Game):
             yield ph.name, a.body
         if ph.trick is not None:
             yield ph.name, ph.trick.then
+            yield ph.name, ph.trick.after
     for t in g.tables:
         for row in t.rows:
             yield None, row.body
@@ -193,7 +280,7 @@ def _counters(g: ir.Game) -> dict[str, int]:
 
 def _flag_bounded(a: ir.Action, g: ir.Game) -> bool:
     """A named action taken at most once per deal: its guard requires ``not F`` and its body sets ``F = true``
-    (``F`` a bool deal variable)."""
+    (``F`` a bool deal variable that nothing in the game sets back to false)."""
     conj = []
 
     def split(e):
@@ -205,6 +292,11 @@ def _flag_bounded(a: ir.Action, g: ir.Game) -> bool:
     split(a.guard)
     flags = {c.operand.name for c in conj if isinstance(c, ir.Not) and isinstance(c.operand, ir.VarRef)}
     deal_bools = {v.name for v in g.vars if v.scope == "deal" and v.type.kind == "bool" and v.per is None}
+    for _, body in _bodies(g):
+        for s in _walk_stmts(body):
+            if isinstance(s, ir.Assign) and s.var in flags and not (
+                    s.op == "=" and isinstance(s.value, ir.Const) and s.value.value is True):
+                flags.discard(s.var)  # reset somewhere: the flag does not limit the action
     for s in a.body:
         if isinstance(s, ir.Assign) and s.index is None and s.var in flags & deal_bools and \
                 isinstance(s.value, ir.Const) and s.value.value is True:
@@ -258,17 +350,8 @@ def _deals(g: ir.Game) -> int | None:
     return best
 
 
-def max_decisions(g: ir.Game) -> int | None:
-    """An upper bound on the player decisions of a match, or None (see the module docstring)."""
-    deals = _deals(g)
-    if deals is None:
-        return None
-    costs = {}
-    for ph in g.phases:
-        c = _phase_cost(ph, g)
-        if c is None:
-            return None
-        costs[ph.name] = c
+def _graph(g: ir.Game):
+    """(phase graph, {(from, to): [variables surely incremented on the way, per path]})."""
     graph = nx.DiGraph()
     graph.add_nodes_from(p.name for p in g.phases)
     edges: dict[tuple[str, str], list[frozenset]] = {}
@@ -281,15 +364,22 @@ def max_decisions(g: ir.Game) -> int | None:
             if target is not None:
                 edges.setdefault((phase, target), []).append(seen)
                 graph.add_edge(phase, target)
+    return graph, edges
+
+
+def phase_visits(g: ir.Game) -> dict[str, int | None]:
+    """Most visits of each phase in one deal (None: no bound), by step 2 of the module docstring: a phase on no
+    cycle is visited at most once; a phase on a cycle that every loop of its component pays for with a step of a
+    bounded counter allowing ``c`` steps at most ``c + 1`` times."""
+    graph, edges = _graph(g)
     counters = _counters(g)
     cond = nx.condensation(graph)
-    scc_cost: dict[int, int] = {}
+    out: dict[str, int | None] = {}
     for c in cond.nodes:
         members = cond.nodes[c]["members"]
         inner = [(a, b) for (a, b) in edges if a in members and b in members]
-        total = sum(costs[m] for m in members)
         if not inner:
-            scc_cost[c] = total
+            out.update({m: 1 for m in members})
             continue
         crossings = None
         for name, most in counters.items():
@@ -301,11 +391,119 @@ def max_decisions(g: ir.Game) -> int | None:
                     rest.add_edge(a, b)
             if nx.is_directed_acyclic_graph(rest):
                 crossings = most if crossings is None else min(crossings, most)
-        if crossings is None:
+        out.update({m: None if crossings is None else crossings + 1 for m in members})
+    return out
+
+
+def max_decisions(g: ir.Game) -> int | None:
+    """An upper bound on the player decisions of a match, or None (see the module docstring)."""
+    deals = _deals(g)
+    if deals is None:
+        return None
+    visits = phase_visits(g)
+    costs = {}
+    for ph in g.phases:
+        c = _phase_cost(ph, g)
+        if c is None or visits[ph.name] is None:
             return None
-        scc_cost[c] = (crossings + 1) * total
+        costs[ph.name] = c * visits[ph.name]
+    graph, _ = _graph(g)
+    cond = nx.condensation(graph)
     start = cond.graph["mapping"][g.match.start]
     longest: dict[int, int] = {}
     for c in reversed(list(nx.topological_sort(cond))):
-        longest[c] = scc_cost[c] + max((longest[d] for d in cond.successors(c)), default=0)
+        here = sum(costs[m] for m in cond.nodes[c]["members"])
+        longest[c] = here + max((longest[d] for d in cond.successors(c)), default=0)
     return deals * longest[start]
+
+
+def default_cap(g: ir.Game, floor: int = 500) -> int:
+    """A default for the cap on the decisions of a match when :func:`max_decisions` finds no bound.  Not a bound:
+    twice the decisions of ``K`` deals (``ends when deal_number >= K``) in which every loop of phases runs once,
+    so that a match of ordinary length is not cut short; at least ``floor``, and ``floor`` when the number of
+    deals is not known or a phase has no cost (an action in trick play that nothing limits)."""
+    deals = _deals(g)
+    if deals is None:
+        return floor
+    costs = {}
+    for ph in g.phases:
+        c = _phase_cost(ph, g)
+        if c is None:
+            return floor
+        costs[ph.name] = c
+    graph, _ = _graph(g)
+    cond = nx.condensation(graph)
+    longest: dict[int, int] = {}
+    for c in reversed(list(nx.topological_sort(cond))):
+        here = sum(costs[m] for m in cond.nodes[c]["members"])
+        longest[c] = here + max((longest[d] for d in cond.successors(c)), default=0)
+    return max(floor, 2 * deals * longest[cond.graph["mapping"][g.match.start]])
+
+
+# -- runs of effect bodies, for derived ranges ------------------------------------------------------
+def _times(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a * b
+
+
+def _assignments(g: ir.Game) -> dict[str, list[tuple[ir.Assign, int | None, dict]]]:
+    """Every assignment of every variable: (statement, most runs of it in one deal or None, intervals of the
+    locals it can see)."""
+    visits = phase_visits(g)
+    n = g.players
+    out: dict[str, list] = {}
+    scores: list[tuple[str, int | None]] = []  # (table, runs) of every `score` outside the tables' own rows
+
+    def walk(stmts, runs, env, found_scores):
+        for s in stmts:
+            if isinstance(s, ir.Assign):
+                out.setdefault(s.var, []).append((s, runs, env))
+            elif isinstance(s, ir.If):
+                for _, b in s.branches:
+                    walk(b, runs, env, found_scores)
+                walk(s.orelse, runs, env, found_scores)
+            elif isinstance(s, ir.For):
+                walk(s.body, _times(runs, n), {**env, s.var: (0, n - 1)}, found_scores)
+            elif isinstance(s, ir.Score):
+                found_scores.append((s.table, runs))
+
+    def param_env(a: ir.Action) -> dict:
+        p = a.param
+        if p is None:
+            return {}
+        if p.kind == "choose":
+            hi = _const(p.high) if p.high is not None else None
+            return {p.name: (0, hi if hi is not None else g.deck.size)}
+        if p.kind == "domain" and p.type.kind == "player":
+            return {p.name: (0, n - 1)}
+        return {}
+
+    for ph in g.phases:
+        v = visits[ph.name]
+        walk(ph.body, v, {}, scores)
+        for a in ph.actions:
+            # a choice phase's action leaves the phase (goto or end deal): once per visit; an action offered
+            # during trick play once per deal when a flag limits it, else without a bound
+            runs = v if ph.kind == "choice" else (1 if _flag_bounded(a, g) else None)
+            walk(a.body, runs, param_env(a), scores)
+        if ph.trick is not None:
+            walk(ph.trick.then, v, {}, scores)
+            walk(ph.trick.after, _times(v, _const(ph.trick.count)), {}, scores)
+    # the rows of a table run as often as `score TABLE` does; a row may score another table
+    tables = {t.name: t for t in g.tables}
+    pending = scores
+    for _ in range(len(tables) + 1):
+        if not pending:
+            return out
+        found: list = []
+        for name, runs in pending:
+            for row in tables[name].rows:
+                walk(row.body, runs, {}, found)
+        pending = found
+    for t in g.tables:  # tables that score each other in a cycle: their rows have no bound on their runs
+        for row in t.rows:
+            walk(row.body, None, {}, [])
+    return out
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a + b

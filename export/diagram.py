@@ -47,6 +47,8 @@ def expr_text(e: ir.Expr) -> str:  # noqa: C901 - one case per node type
     if isinstance(e, ir.Quant):
         dom = "players" if e.domain is None else expr_text(e.domain)
         return f"{e.kind}({e.var} in {dom}: {expr_text(e.body)})"
+    if isinstance(e, ir.NextPlayer):
+        return f"next({e.var} after {expr_text(e.after)}: {expr_text(e.cond)})"
     return "?"
 
 

@@ -15,8 +15,10 @@ What OpenSpiel is told, all derived from the IR:
 * game info: players; distinct actions (card ids then the named action slots); most chance outcomes; utility
   bounds (:func:`.analysis.utility_bounds`); maximum game length (:func:`.analysis.max_decisions`).  When the IR
   gives no bound on the length (a loop with no bounded counter, a match to N points), the game takes an integer
-  parameter ``max_game_length`` (default :data:`DEFAULT_CAP`) and a match that reaches that many decisions ends
-  there, every player getting 0 (the utility bounds are widened to include 0);
+  parameter ``max_game_length`` and a match that reaches that many decisions ends there, every player getting 0
+  (the utility bounds are widened to include 0).  Its default is :data:`DEFAULT_CAP`, or for a match of ``K``
+  deals twice the decisions of ``K`` deals in which every loop runs once (:func:`.analysis.default_cap`), so
+  that a match of ordinary length is not cut short;
 * chance outcomes with their probabilities (uniform over the cards of the zone drawn from);
 * observation and information-state strings and tensors that respect visibility: a player sees public zones,
   zones revealed by the rules and his own private zones; of the rest only the number of cards.  The observer
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 from atout.compiler import ir
 
-from .analysis import max_decisions, utility_bounds
+from .analysis import default_cap, max_decisions, utility_bounds
 from .names import py_str, safe_identifier
 from .python_module import ExportError, generate
 
@@ -53,7 +55,8 @@ def _draws_by_chance(g: ir.Game) -> bool:
                 return True
         return False
     bodies = [p.body for p in g.phases] + [a.body for p in g.phases for a in p.actions] + \
-        [p.trick.then for p in g.phases if p.trick is not None] + [r.body for t in g.tables for r in t.rows]
+        [p.trick.then for p in g.phases if p.trick is not None] + \
+        [p.trick.after for p in g.phases if p.trick is not None] + [r.body for t in g.tables for r in t.rows]
     return g.match.first_dealer_random or any(walk(b) for b in bodies)
 
 
@@ -100,7 +103,7 @@ def generate_openspiel(g: ir.Game, source: str = "") -> str:
     adapter = (_ADAPTER
                .replace("@SHORT@", py_str(short))
                .replace("@BOUND@", repr(bound))
-               .replace("@CAP@", repr(DEFAULT_CAP))
+               .replace("@CAP@", repr(default_cap(g, DEFAULT_CAP)))
                .replace("@MINU@", repr(lo))
                .replace("@MAXU@", repr(hi))
                .replace("@CHANCE@", repr(chance))

@@ -42,7 +42,7 @@ class ExportError(Exception):
 KNOWN_FIELDS = {
     "Game": {"name", "title", "players", "sides", "deck", "options", "enums", "zones", "vars", "phases", "tables",
              "match", "properties", "action_slots", "source"},
-    "Trick": {"count", "leader", "trump", "follow", "skip", "then", "span", "more_skips", "bowers"},
+    "Trick": {"count", "leader", "trump", "follow", "skip", "then", "span", "more_skips", "bowers", "after"},
     "Phase": {"name", "kind", "actor", "actions", "body", "trick", "span"},
     "Action": {"name", "label", "param", "guard", "body", "span"},
     "Param": {"kind", "name", "type", "zone", "low", "high", "dest", "span"},
@@ -207,6 +207,13 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             if e.kind == "sum":
                 return f"sum({body} for {q} in {dom})"
             return f"sum(1 for {q} in {dom} if {body})"
+        if isinstance(e, ir.NextPlayer):
+            # next(q after p: COND): the first seat clockwise after p (p itself last) where COND holds, else none
+            q = self.fresh("q")
+            inner = dict(env)
+            inner[e.var] = (q, True)
+            msg = py_str(f"{self.where(e)}next({e.var} after ...): the start is {{}}, not a player")
+            return f"_next_player({self.x(e.after, env)}, lambda {q}: {self.x(e.cond, inner)}, {msg})"
         raise ExportError(f"the exporter does not translate the expression {type(e).__name__} yet")
 
     def call(self, e: ir.Call, env) -> str:  # noqa: C901
@@ -686,22 +693,27 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         if rules:
             pl += [f"    _t, so, st = _order_{k}(s)",
                    "    led = so[tc[0][1]]",
-                   "    cands = hand"]
+                   "    cands = hand",
+                   "    free = False"]
             for kind in ("suit", "head", "trump"):
                 pl.append(f"    r_{kind} = {rules.get(kind, 'False')}")
+            # void in the suit led and not obliged to trump (no trump rule, or no trump in hand): any card, and
+            # no duty to head the trick (the engine's rule, AC)
             pl += ["    if r_suit:",
                    "        same = [c for c in cands if so[c] == led]",
                    "        if same:",
                    "            cands = same",
-                   "        elif r_trump and _t >= 0:",
-                   "            tr = [c for c in cands if so[c] == _t]",
+                   "        else:",
+                   "            tr = [c for c in cands if so[c] == _t] if r_trump and _t >= 0 else []",
                    "            if tr:",
                    "                cands = tr",
+                   "            else:",
+                   "                free = True",
                    "    elif r_trump and _t >= 0 and not any(so[c] == led for c in cands):",
                    "        tr = [c for c in cands if so[c] == _t]",
                    "        if tr:",
                    "            cands = tr",
-                   "    if r_head:",
+                   "    if r_head and not free:",
                    "        bc = tc[0][1]",
                    "        for _p, c in tc[1:]:",
                    "            if (st[c] > st[bc]) if so[c] == so[bc] else (so[c] == _t):",
@@ -744,13 +756,33 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                  f"    s.z[{taken} + bp].extend(z)",
                  "    z.clear()",
                  "    s.tc = []",
-                 "    s.last_winner = bp",
-                 f"    if s.trick_number >= {self.x(t.count, {})}:",
-                 f"        return {then}",
-                 "    s.trick_number += 1",
-                 "    s.trick_leader = bp",
-                 "    s.actor = bp",
-                 "    return -1"]
+                 "    s.last_winner = bp"]
+        if t.after:
+            # `after trick { ... }` runs after every trick (the last one too): the engine decides whether that was
+            # the last trick before the block runs, and leads the next trick (or runs `then`) after it, which may
+            # be after chance draws inside the block
+            last = self.nloc
+            self.nloc += 1
+            cont = self.new_block()
+            self.blocks[cont] += [f"    if s.loc[{last}]:",
+                                  f"        return {then}",
+                                  "    s.trick_number += 1",
+                                  "    s.trick_leader = s.last_winner",
+                                  "    s.actor = s.last_winner",
+                                  "    return -1"]
+            entry = self.new_block()
+            end = self.seq(t.after, {}, (self.blocks[entry], "    "))
+            if end is not None:
+                end[0].append(f"{end[1]}return {cont}")
+            play += [f"    s.loc[{last}] = s.trick_number >= {self.x(t.count, {})}",
+                     f"    return {entry}"]
+        else:
+            play += [f"    if s.trick_number >= {self.x(t.count, {})}:",
+                     f"        return {then}",
+                     "    s.trick_number += 1",
+                     "    s.trick_leader = bp",
+                     "    s.actor = bp",
+                     "    return -1"]
         self.funcs.append("\n".join(play))
         # legal actions and apply
         legal = [f"def _legal_{k}(s):", f"    out = _playable_{k}(s)"]
@@ -995,6 +1027,17 @@ def _rank(c):
 
 def _card(r, s_):
     return -1 if r < 0 or s_ < 0 else s_ * NRANKS + (NRANKS - 1 - r)
+
+
+def _next_player(p, cond, msg):
+    """The first seat clockwise after ``p`` (``p`` itself last) for which ``cond`` holds; -1 (none) if none."""
+    if not 0 <= p < NUM_PLAYERS:
+        raise RuleError(msg.format('none' if p < 0 else p))
+    for k in range(1, NUM_PLAYERS + 1):
+        q = (p + k) % NUM_PLAYERS
+        if cond(q):
+            return q
+    return -1
 
 
 def _played(s, p):

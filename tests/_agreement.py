@@ -52,8 +52,10 @@ def assert_same_state(a, b, where: str, players: int, deep: bool) -> None:
         assert str(a) == str(b), where
 
 
-def play_side_by_side(rule_file: Path, module, seeds, deep_every: int = 1, max_steps: int = 20000) -> int:
-    """Play seeded random matches in the engine and in the module; returns the number of steps compared."""
+def play_side_by_side(rule_file: Path, module, seeds, deep_every: int = 1, max_steps: int = 20000,
+                      on_state=None) -> int:
+    """Play seeded random matches in the engine and in the module; returns the number of steps compared.
+    ``on_state(engine_state, deep)`` is called at every state compared (``deep``: observations compared too)."""
     game = load(str(rule_file))
     mgame = module.Game()
     steps = 0
@@ -64,6 +66,8 @@ def play_side_by_side(rule_file: Path, module, seeds, deep_every: int = 1, max_s
         while True:
             where = f"{rule_file.name} seed {seed} step {n}"
             assert_same_state(a, b, where, game.players, deep=(n % deep_every == 0))
+            if on_state is not None:
+                on_state(a, n % deep_every == 0)
             if a.is_terminal():
                 break
             if n % 17 == 5:  # a clone goes on exactly like the original

@@ -63,7 +63,7 @@ match var points: int per player = 0
 phase deal { do { deal 2 from stock to hand starting eldest
   goto bid } }
 phase bid { actor eldest action take { points[actor] += 1 end deal } }
-match { start deal ends when deal_number >= 1 returns(p) = points[p] }
+match { start deal ends when any(q in players: points[q] >= 3) returns(p) = points[p] - deal_number }
 """
     path = tmp_path / "unbounded.atout"
     path.write_text(text, encoding="utf-8")

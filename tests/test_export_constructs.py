@@ -21,8 +21,17 @@ def test_module_agrees_with_engine(tmp_path):
     text = out.read_text(encoding="utf-8")
     # the effects that draw inside a loop, a branch and a scoring row are compiled into resumable blocks
     assert "s.loc[0] = 0" in text and "s.resume =" in text
+    assert "_next_player(" in text  # next(q after p: COND), translated
     mod = load_module(out, "every_construct_mod")
-    assert play_side_by_side(RULES, mod, range(120), deep_every=1) > 10000
+    seen = {"draw after a trick": 0, "match ended between two tricks": 0}
+
+    def look(state, observed):
+        if state.phase == "play" and state.is_chance_node():
+            seen["draw after a trick"] += 1  # 'after trick' draws from the stock: the effects resume after it
+        if state.is_terminal() and state.trick_number == 3:
+            seen["match ended between two tricks"] += 1  # 'after trick' scored the winning points
+    assert play_side_by_side(RULES, mod, range(160), deep_every=1, on_state=look) > 10000
+    assert all(seen.values()), seen
 
 
 def test_openspiel_and_diagram(tmp_path):
@@ -36,3 +45,13 @@ def test_openspiel_and_diagram(tmp_path):
     dot.write_text(render(str(RULES), "dot"), encoding="utf-8")
     run = subprocess.run([shutil.which("dot") or "dot", "-Tsvg", str(dot)], capture_output=True, text=True)
     assert run.returncode == 0 and "<svg" in run.stdout, run.stderr
+
+
+def test_diagram_text_of_next():
+    """Diagram labels print next(q after P: C) in the syntax of the rule file."""
+    from atout.compiler import compile_file
+    from atout.export.diagram import expr_text
+
+    game = compile_file(str(RULES))
+    feel = next(a for p in game.phases for a in p.actions if a.name == "feel")
+    assert expr_text(feel.guard).endswith(" and (next(q after actor: (m == calm) or (q == actor)) != none)")

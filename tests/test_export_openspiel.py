@@ -31,13 +31,18 @@ def exported(tmp_path_factory):
 def test_random_sim_test(exported, rule_file):
     mod = exported[rule_file.stem]
     game = pyspiel.load_game(mod.SHORT_NAME)
-    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
+    # a Solo Whist match is 16 deals (about 1,750 steps, each checked at length by OpenSpiel): one is enough
+    pyspiel.random_sim_test(game, num_sims=1 if game.max_game_length() > 1000 else 5, serialize=True,
+                            verbose=False)
 
 
 @pytest.mark.parametrize("rule_file", SHIPPED, ids=lambda p: p.stem)
 def test_mcts_bot_plays_a_match(exported, rule_file):
     mod = exported[rule_file.stem]
-    game = pyspiel.load_game(mod.SHORT_NAME)
+    # a game without a proved length bound takes a cap: 120 decisions keep the bot's rollouts short (two deals of
+    # whist); a capped match ends with every player getting 0, within the bounds as well
+    params = {} if mod.LENGTH_BOUND is not None else {"max_game_length": 120}
+    game = pyspiel.load_game(mod.SHORT_NAME, params)
     rng = np.random.RandomState(7)
     bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=8,
                        evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng), random_state=rng)
@@ -65,6 +70,31 @@ def test_game_info_of_euchre(exported):
     assert (game.min_utility(), game.max_utility()) == (-4.0, 4.0)  # euchred by a lone defender / a lone march
     # OpenSpiel's own euchre has at most 31 decisions (with a lone defender); ours is a sound bound
     assert 31 <= game.max_game_length() <= 40
+
+
+@pytest.mark.parametrize("stem", ["solo_whist", "whist"])
+def test_whist_games_play_to_the_end_through_pyspiel(exported, stem):
+    """Whist and Solo Whist through pyspiel: random matches reach the end of the match (not the cap) with zero-sum
+    returns inside the utility bounds, and the bounds hold the true extremes, worked out by hand:
+    - Solo Whist: 16 deals; the most a deal moves is a solo made with all 13 tricks (stake 1 + 8 overtricks = 9,
+      paid by each of three opponents: 27), so a match can end at +-432, and the bounds must hold that;
+    - Whist: returns(p) = rubber[p] - rubber[left(p)], rubber in 0..8 (3 + 3 + 2): the bounds are -8..8."""
+    mod = exported[stem]
+    game = pyspiel.load_game(mod.SHORT_NAME)
+    lo, hi = game.min_utility(), game.max_utility()
+    if stem == "solo_whist":
+        assert lo <= -432 and hi >= 432
+        assert mod.LENGTH_BOUND is None and game.max_game_length() == 2 * 16 * (1 + 1 + 52)  # see default_cap
+    else:
+        assert (lo, hi) == (-8.0, 8.0)
+    for seed in range(20):
+        rng = random.Random(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+        assert not state.truncated
+        r = state.returns()
+        assert sum(r) == 0 and lo <= min(r) <= max(r) <= hi, (seed, r)
 
 
 def test_unbounded_game_is_capped(exported):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import io
+import itertools
 import subprocess
 import sys
 
@@ -15,13 +16,30 @@ from _agreement import SHIPPED, export_python, load_module, play_side_by_side
 STDLIB = set(sys.stdlib_module_names)
 
 
+# Matches compared at every state (observations and information states included), then matches compared at every
+# state on actions, chance outcomes, texts and returns, and on observations every 50th state.  A whist rubber is 3
+# to 9 deals of 104 steps and a Solo Whist match 16 deals (about 1,750 steps), so they play fewer matches.
+MATCHES = {"whist": (6, 120), "solo_whist": (2, 60)}
+
+
 @pytest.mark.parametrize("rule_file", SHIPPED, ids=lambda p: p.stem)
 def test_module_agrees_with_engine(tmp_path, rule_file):
     mod = export_python(rule_file, tmp_path, f"exported_{rule_file.stem}")
-    # every state of 40 matches, observations included; then 200 more matches on actions and returns
-    steps = play_side_by_side(rule_file, mod, range(40), deep_every=1)
-    steps += play_side_by_side(rule_file, mod, range(40, 240), deep_every=50)
+    deep, more = MATCHES.get(rule_file.stem, (40, 200))
+    contracts, revealed = set(), 0
+
+    def look(state, observed):
+        nonlocal revealed
+        if state.phase == "play" and "playing" in state.vars:
+            contracts.add(state.vars["playing"])
+            revealed += bool(observed and state.revealed)
+    steps = play_side_by_side(rule_file, mod, range(deep), deep_every=1, on_state=look)
+    steps += play_side_by_side(rule_file, mod, range(deep, deep + more), deep_every=50, on_state=look)
     assert steps > 5000
+    if rule_file.stem == "solo_whist":
+        # the sample plays every contract (0..6, proposal to abondance declaree), and compares observations of
+        # states in which the misere ouverte hand is exposed ('after trick' reveals it)
+        assert contracts == set(range(7)) and revealed > 0
 
 
 @pytest.mark.parametrize("rule_file", SHIPPED, ids=lambda p: p.stem)
@@ -53,15 +71,22 @@ def test_module_is_specialised_not_an_interpreter(tmp_path):
     assert "((s.v2 < 7) or (not True))" in text
 
 
-def test_terminal_play_against_random_bots(tmp_path):
+@pytest.mark.parametrize("stem", ["euchre", "solo_whist"])
+def test_terminal_play_against_random_bots(tmp_path, stem):
     """`python OUT.py` lets a person play: feed it answers on stdin until the match ends."""
-    rule_file = next(p for p in SHIPPED if p.stem == "euchre")
-    mod = export_python(rule_file, tmp_path, "play_euchre")
-    answers = iter(["hello", "99"] + ["1"] * 200)
+    rule_file = next(p for p in SHIPPED if p.stem == stem)
+    mod = export_python(rule_file, tmp_path, f"play_{stem}")
+    answers = itertools.chain(["hello", "99"], itertools.repeat("1"))
     out = io.StringIO()
     assert mod.play(seat=2, seed=5, input_fn=lambda prompt: next(answers), out=out) == 0
     text = out.getvalue()
     assert "refused" in text and "== match over" in text and "returns: seat 0:" in text
+    if stem == "solo_whist":
+        # the whole match: 16 deals, the auction and the play of each; the turn-up is on view during trick 1 only
+        assert "| deal 16 |" in text and "phase auction | seat 2 to act" in text and "phase play" in text
+        views = text.split("\n\n")
+        assert all("turnup=none" in v for v in views if "\ntrick 2: " in v)
+        assert all("turnup=none" not in v for v in views if "\ntrick 1: " in v)
     # and as a script, quitting at once
     run = subprocess.run([sys.executable, mod.__file__, "--seat", "1", "--seed", "3"], input="quit\n",
                          capture_output=True, text=True, timeout=60)
@@ -91,20 +116,20 @@ def test_loader_helper(tmp_path):
 
 
 def test_a_construct_newer_than_the_exporter_is_refused():
-    """An IR field the exporter does not know (say a later 'after trick' hook) stops the export, loudly."""
+    """An IR field the exporter does not know (a made-up later one, 'Trick.shuffle_after') stops the export, loudly."""
     import dataclasses
 
     from atout.compiler import compile_file, ir
     from atout.export.python_module import ExportError, generate
 
     game = compile_file(str(next(p for p in SHIPPED if p.stem == "euchre")))
-    Later = dataclasses.make_dataclass("Trick", [("after", tuple, dataclasses.field(default=()))],
+    Later = dataclasses.make_dataclass("Trick", [("shuffle_after", tuple, dataclasses.field(default=()))],
                                        bases=(ir.Trick,), frozen=True)
     play = next(p for p in game.phases if p.trick is not None)
     trick = Later(**{f.name: getattr(play.trick, f.name) for f in dataclasses.fields(ir.Trick)},
-                  after=(ir.EndDeal(),))
+                  shuffle_after=(ir.EndDeal(),))
     phases = tuple(dataclasses.replace(p, trick=trick) if p is play else p for p in game.phases)
-    with pytest.raises(ExportError, match="Trick.after"):
+    with pytest.raises(ExportError, match="Trick.shuffle_after"):
         generate(dataclasses.replace(game, phases=phases))
     # with the field at its default the export goes on
     trick = Later(**{f.name: getattr(play.trick, f.name) for f in dataclasses.fields(ir.Trick)})

@@ -1,4 +1,4 @@
-"""The language additions made for Euchre (docs/language-additions-export.md): ``bowers RANK``, ``skip A, B`` and
+"""The constructs added for Euchre (docs/language.md, trick play and the match): ``bowers RANK``, ``skip A, B`` and
 ``first dealer random``, checked on hand-made Euchre deals whose outcomes follow from the rules of Euchre
 (pagat.com "Euchre": the right and left bowers, following the suit led where the left bower is a trump)."""
 from __future__ import annotations

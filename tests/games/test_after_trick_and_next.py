@@ -1,5 +1,5 @@
-"""The language additions of docs/language-additions.md: ``after trick { ... }`` and
-``next(q after p: COND)``."""
+"""The constructs added for Whist and Solo Whist (docs/language.md, trick play and expressions):
+``after trick { ... }`` and ``next(q after p: COND)``."""
 from __future__ import annotations
 
 from pathlib import Path
