@@ -30,7 +30,8 @@ class _Fail(Exception):
 
 
 def realize(game, A, init_key, init_events, edges, check, attempts: int = 300, seed: int = 0,
-            extra_cycles: int = 0, cycle_from: int | None = None, init_perm=None) -> Realization | None:
+            extra_cycles: int = 0, cycle_from: int | None = None, init_perm=None,
+            seconds: float = 3.0) -> Realization | None:
     """Find concrete steps following ``edges`` (a list of edge-data dicts) from the deal start ``init_key``.
 
     ``check(state) -> bool`` must hold at the end.  With ``extra_cycles`` > 0, the edges from index
@@ -42,7 +43,11 @@ def realize(game, A, init_key, init_events, edges, check, attempts: int = 300, s
     seq = list(edges)
     if extra_cycles and cycle_from is not None:
         seq = seq + seq[cycle_from:] * extra_cycles
+    import time
+    t_end = time.perf_counter() + seconds
     for _ in range(attempts):
+        if time.perf_counter() > t_end:
+            break
         try:
             st, steps, prefix = _reach_deal(game, want_dealer, rng)
             sigma = _Relabel(game, A)

@@ -539,7 +539,10 @@ def _realize_score(V, A, ex, table, check_rows):
     fired_log = []
     orig_init = V.game.new_initial_state
 
+    t_end = time.perf_counter() + 4.0
     for val, (src_key, _) in candidates[:40]:
+        if time.perf_counter() > t_end:
+            break
         if src_key not in ex.states:
             continue
         found = V.path_to(ex, {src_key})
@@ -558,7 +561,7 @@ def _realize_score(V, A, ex, table, check_rows):
             try:
                 real = realize(V.game, A, init, ex.initial_events.get(init, ()), edges + [d],
                                lambda st: bool(fired_log) and check_rows(fired_log[-1]), attempts=40,
-                               init_perm=ex.initial_perm.get(init))
+                               init_perm=ex.initial_perm.get(init), seconds=max(0.1, t_end - time.perf_counter()))
             finally:
                 V.game.new_initial_state = orig_init
             if real is not None:
