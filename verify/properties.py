@@ -586,17 +586,32 @@ def check_reachable(V: Verifier, prop: ir.Property) -> Result:
         return Result(prop.name, prop.kind, "refuted",
                       f"exhaustive exploration of the over-approximating abstraction ({_size_note(ex, A)}): "
                       f"never reachable: {'; '.join(missing)}")
-    # witnesses: the engine itself reaches every phase and takes every action
+    # witnesses: the engine itself reaches every phase and takes every action (with every parameter value:
+    # every contract of a bid ladder, every suit that can be named)
     taken = _witness_actions(V)
     lacking = [(ph.name, a.name) for ph in V.g.phases for a in ph.actions if (ph.name, a.name) not in taken]
-    lacking_ph = [ph.name for ph in V.g.phases if ph.kind != "auto" and ph.name not in {p for p, _ in taken}]
+    lacking += [(ph.name, f"{a.name} {V.game.value_str(v, a.param.type)}") for ph in V.g.phases for a in ph.actions
+                if a.param is not None and a.param.kind == "domain"
+                for v in range(_domain_size(V, a.param.type)) if (ph.name, a.name, v) not in taken]
+    lacking_ph = [ph.name for ph in V.g.phases if ph.kind != "auto" and ph.name not in {t[0] for t in taken}]
     if lacking or lacking_ph:
         return Result(prop.name, prop.kind, "unknown",
                       f"reachable in the abstraction, but seeded engine runs did not witness: "
                       f"{', '.join(f'{a} in {p}' for p, a in lacking) or ', '.join(lacking_ph)}")
+    values = sum(_domain_size(V, a.param.type) for p in V.g.phases for a in p.actions
+                 if a.param is not None and a.param.kind == "domain")
     return Result(prop.name, prop.kind, "proved",
                   f"every phase and action was taken in seeded engine runs (concrete witnesses), "
-                  f"{sum(len(p.actions) for p in V.g.phases)} actions in {len(V.g.phases)} phases")
+                  f"{sum(len(p.actions) for p in V.g.phases)} actions in {len(V.g.phases)} phases"
+                  + (f", every one of the {values} parameter values of actions included" if values else ""))
+
+
+def _domain_size(V, t: ir.Type) -> int:
+    if t.kind == "suit":
+        return len(V.g.deck.suits)
+    if t.kind == "player":
+        return V.game.players
+    return next((len(e.values) for e in V.g.enums if e.name == t.enum), 0)
 
 
 def _witness_actions(V: Verifier) -> set:
@@ -605,8 +620,10 @@ def _witness_actions(V: Verifier) -> set:
     taken = set()
     want = {(ph.name, a.name) for ph in V.g.phases for a in ph.actions}
     want |= {(ph.name, "") for ph in V.g.phases if ph.kind == "trick"}
+    want |= {(ph.name, a.name, v) for ph in V.g.phases for a in ph.actions
+             if a.param is not None and a.param.kind == "domain" for v in range(_domain_size(V, a.param.type))}
     rng = random.Random(0)
-    t_end = time.perf_counter() + min(2.0, max(0.2, V.budget.deadline - time.perf_counter()) / 4)
+    t_end = time.perf_counter() + min(3.0, max(0.2, V.budget.deadline - time.perf_counter()) / 4)
     while time.perf_counter() < t_end and not want <= taken:
         st = game.new_initial_state()
         bots = [(RandomBot if rng.random() < 0.7 else GreedyBot)(rng.randrange(1 << 30)) for _ in range(game.players)]
@@ -622,6 +639,8 @@ def _witness_actions(V: Verifier) -> set:
             how = st._legal()[a]
             name = how[1].name if len(how) > 1 and how[1] is not None else ""
             taken.add((st.phase, name))
+            if how[0] == "named" and how[2] is not None:
+                taken.add((st.phase, name, how[2]))
             if ph.kind == "trick" and how[0] == "play":
                 taken.add((st.phase, ""))
             try:
