@@ -306,6 +306,13 @@ class _Encoder:
             for i in range(n - 1):
                 out = z3.If(idx == i, self.tricks[i], out)
             return out
+        if isinstance(e, ir.Call) and e.fn in ("partner", "side"):
+            table = self.game.partner if e.fn == "partner" else self.game.side_of
+            x = self.expr(e.args[0], env)
+            out = z3.IntVal(-1)
+            for p in range(n - 1, -1, -1):
+                out = z3.If(x == p, z3.IntVal(table[p]), out)
+            return out
         if isinstance(e, ir.Call) and e.fn == "left":
             return (self.expr(e.args[0], env) + 1) % n
         if isinstance(e, ir.Call) and e.fn == "right":
