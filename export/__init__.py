@@ -52,6 +52,9 @@ def write_atomically(output: str, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; an exported file is an ordinary file
         os.replace(tmp, output)
     except BaseException:
         try:

@@ -242,6 +242,7 @@ class _Observers:
 
 
 def _rule_line(st) -> str:
+    import os
     g = st.game
     if st.is_terminal():
         return ""
@@ -250,13 +251,13 @@ def _rule_line(st) -> str:
         return ""
     sp = ph.span
     if st.is_chance_node():
-        return f"{sp.path}:{sp.line} ({ph.name})"
+        return f"{os.path.basename(sp.path)}:{sp.line} ({ph.name})"
     if ph.kind == "trick" and st.selecting is None:
         t = ph.trick.span
-        return f"{t.path}:{t.line} (trick)"
+        return f"{os.path.basename(t.path)}:{t.line} (trick)"
     for a in ph.actions:
-        return f"{a.span.path}:{a.span.line} ({ph.name})"
-    return f"{sp.path}:{sp.line} ({ph.name})"
+        return f"{os.path.basename(a.span.path)}:{a.span.line} ({ph.name})"
+    return f"{os.path.basename(sp.path)}:{sp.line} ({ph.name})"
 
 
 def _values(st) -> str:

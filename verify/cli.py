@@ -110,13 +110,16 @@ def _write_traces(folder, game, rules, results, findings):
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
 
 
 def _print_report(game, rules, results, findings, seconds):
     from rich.console import Console
     from rich.table import Table
-    c = Console()
+    c = Console(width=max(Console().width, 140))
     t = Table(title=f"{game.ir.title}: {rules} ({seconds:.2f} s)")
     t.add_column("property")
     t.add_column("kind")
@@ -133,14 +136,14 @@ def _print_report(game, rules, results, findings, seconds):
         ce = r.counterexample
         c.print(f"\n[bold]{r.name}[/]: {ce.kind} ({ce.note})")
         if ce.kind == "lasso" and ce.cycle_start is not None:
-            c.print(f"  prefix of {ce.cycle_start} steps, then a cycle of {ce.cycle_len} steps repeated "
-                    f"(shown: the end of the prefix and three cycles)")
+            c.print(f"  a prefix of {ce.cycle_start} steps, then a cycle of {ce.cycle_len} steps that repeats "
+                    f"(shown: the end of the prefix and one cycle; --json or --trace-out give every step)")
         for line in ce.play_by_play:
-            c.print("  " + line, markup=False, highlight=False)
+            print("  " + line)
     if findings:
         c.print("\n[bold]findings[/]")
         for f in findings:
             c.print(f"- {f.kind}: {f.message}" + (f" ({f.where})" if f.where else ""), markup=False)
             if f.counterexample is not None:
                 for line in f.counterexample.play_by_play[-12:]:
-                    c.print("    " + line, markup=False, highlight=False)
+                    print("    " + line)

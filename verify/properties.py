@@ -229,11 +229,50 @@ def check_deal_bound(V: Verifier, prop: ir.Property) -> Result:
 
     real = _realize_with_gains(V, A, ex, init, edges + extra, check)
     if real is None:
+        # the path fixes who wins each trick, which random cards rarely allow: search seeded engine playouts
+        # for a deal whose gains break the bound
+        real = _search_playouts(V, lambda st: bool(st.deal_log) and check(st), seconds=3.0)
+        if real is not None:
+            return Result(prop.name, prop.kind, "refuted",
+                          "exhaustive exploration found a violation; a seeded engine playout realised it",
+                          counterexample=_trace(V, real, note="the deal's gains break the bound"))
         return Result(prop.name, prop.kind, "unknown",
-                      f"the abstraction ({_size_note(ex, A)}) has a violating path that the engine could not "
-                      f"replay in {300} attempts", detail="abstract counterexample only")
+                      f"the abstraction ({_size_note(ex, A)}) has a violating path that neither its replay nor "
+                      f"seeded engine playouts realised", detail="abstract counterexample only")
     return Result(prop.name, prop.kind, "refuted", "exhaustive exploration found a violation; the engine "
                   "replayed it", counterexample=_trace(V, real, note="the deal's gains break the bound"))
+
+
+def _search_playouts(V: Verifier, check, seconds: float):
+    """Seeded random matches (random and greedy bots); the first state after a deal ends where ``check`` holds,
+    as a Realization, or None when ``seconds`` run out."""
+    from atout.engine.bots import GreedyBot, RandomBot
+    from .concretize import Realization
+    game = V.game
+    rng = random.Random(11)
+    t_end = time.perf_counter() + min(seconds, max(0.1, V.budget.deadline - time.perf_counter()))
+    while time.perf_counter() < t_end:
+        st = game.new_initial_state()
+        bots = [(RandomBot if rng.random() < 0.5 else GreedyBot)(rng.randrange(1 << 30)) for _ in range(game.players)]
+        steps: list[dict] = []
+        deals = 0
+        while not st.is_terminal() and len(steps) < 5000:
+            if st.is_chance_node():
+                outs = st.chance_outcomes()
+                a = outs[rng.randrange(len(outs))][0]
+            else:
+                a = bots[st.current_player()].step(st)
+            p = st.current_player()
+            steps.append({"player": p if p >= 0 else -1, "action": a, "text": st.action_to_string(a)})
+            try:
+                st.apply_action(a)
+            except RuleError:
+                break
+            if len(st.deal_log) != deals:
+                deals = len(st.deal_log)
+                if check(st):
+                    return Realization(steps, st, 0)
+    return None
 
 
 def _zero_sum_var(e) -> str | None:
@@ -399,13 +438,16 @@ def check_terminates(V: Verifier, prop: ir.Property) -> Result:
                       f"replay")
     steps = real.steps
     cyc_steps = _steps_per_cycle(V, real, len(prefix), len(cycle))
-    note = (f"after the prefix, the cycle of {len(cycle)} moves returns to the same abstract state "
-            f"(zone sizes and variables); it was replayed 3 times by the engine")
+    note = (f"after the prefix, a cycle of {len(cycle)} decisions ({cyc_steps} steps with the chance draws) "
+            f"returns to the same abstract state (zone sizes, and variables as the abstraction keeps them: "
+            f"a counter compared only with small constants is kept as an interval); the engine replayed it 3 times")
     if exact:
         note += "; every guard on it depends only on what the abstraction tracks exactly, so it can repeat " \
                 "for ever"
-    ce = Counterexample("lasso", steps, len(steps) - 3 * cyc_steps if cyc_steps else None, cyc_steps, note,
-                        V.play_by_play(steps, start=max(0, len(steps) - 3 * cyc_steps - 2) if cyc_steps else 0))
+    start = len(steps) - 3 * cyc_steps if cyc_steps else None
+    ce = Counterexample("lasso", steps, start, cyc_steps, note,
+                        V.play_by_play(steps[:start + cyc_steps] if cyc_steps else steps,
+                                       start=max(0, start - 3) if cyc_steps else 0))
     return Result(prop.name, prop.kind, "refuted" if exact else "unknown",
                   "lasso: a reachable cycle of the loop, replayed by the engine" if exact else
                   "a cycle whose guards the abstraction cannot decide exactly", counterexample=ce)
@@ -437,9 +479,11 @@ def check_match_terminates(V: Verifier, prop: ir.Property) -> Result:
         if real is not None and exact:
             cyc = _steps_per_cycle(V, real, len(prefix), len(cycle))
             acts = list(dict.fromkeys(d["move"].action or d["move"].kind for d in cycle))
-            ce = Counterexample("lasso", real.steps, len(real.steps) - 3 * cyc if cyc else None, cyc,
+            start = len(real.steps) - 3 * cyc if cyc else None
+            ce = Counterexample("lasso", real.steps, start, cyc,
                                 "a deal that never ends: the cycle " + ", ".join(acts) + " repeats for ever",
-                                V.play_by_play(real.steps, start=max(0, len(real.steps) - 3 * cyc - 2)))
+                                V.play_by_play(real.steps[:start + cyc] if cyc else real.steps,
+                                               start=max(0, start - 3) if cyc else 0))
             return Result(prop.name, prop.kind, "refuted",
                           "lasso inside a deal (a cycle of moves that never ends the deal), replayed by the engine"
                           + bound_text, counterexample=ce)
