@@ -497,6 +497,57 @@ def check_match_terminates(V: Verifier, prop: ir.Property) -> Result:
                   "every deal ends, but no ranking function over deals was found")
 
 
+def _deal_effect_ranking(V: Verifier) -> str | None:
+    """A lexicographic ranking over deals, K * total(P) + total(S), when every change to match variables
+    happens in the scoring at the end of the trick play: z3 checks, by symbolic execution of that block over
+    the reachable scoring outcomes, that each deal raises the ranking by at least 1 while the match goes on,
+    and that the ranking is bounded while the match goes on (declared ranges)."""
+    from .liveness import subexprs, walk
+    g = V.g
+    ints = [v for v in g.vars if v.scope == "match" and v.per is not None and v.type.kind == "int"]
+    if not ints:
+        return None
+    names = {v.name for v in ints}
+    then_blocks = [ph.trick.then for ph in g.phases if ph.trick is not None]
+    if len(then_blocks) != 1:
+        return None
+    in_then = set()
+    for s in walk(then_blocks[0]):
+        if isinstance(s, ir.Score):
+            in_then |= {id(x) for r in g.table(s.table).rows for x in walk(r.body)}
+        in_then.add(id(s))
+    scored_tables = [s.table for s in walk(then_blocks[0]) if isinstance(s, ir.Score)]
+    everywhere = []
+    for ph in g.phases:
+        for b in [a.body for a in ph.actions] + [ph.body] + ([ph.trick.then, ph.trick.after] if ph.trick else []):
+            everywhere += list(walk(b))
+    for t in g.tables:
+        for r in t.rows:
+            everywhere += list(walk(r.body))
+    if any(isinstance(s, ir.Assign) and s.var in names and id(s) not in in_then for s in everywhere):
+        return None
+    ex, A, obs, err = V.exploration(precise=True)
+    if ex is None or not scored_tables or not A.score_outcomes.get(scored_tables[0]):
+        return None
+    outcomes = A.score_outcomes[scored_tables[0]]
+    ends_vars = [v for v in ints if v.name in {x.name for x in subexprs(g.match.ends_when) if isinstance(x, ir.VarRef)}]
+    for prim in ends_vars:
+        for sec in ints:
+            if sec is prim:
+                continue
+            for K in (8, 16, 32, 64):
+                try:
+                    ok, bound = smt.deal_ranking(V.game, then_blocks[0], prim.name, sec.name, K, outcomes,
+                                                 V.budget.left_ms(3.0))
+                except smt.SolverTimeout:
+                    return None
+                if ok:
+                    return (f"{bound + 1} deals: ranking function {K}*total({prim.name}) + total({sec.name}) "
+                            f"rises by at least 1 in every deal (z3, symbolic execution of the scoring over the "
+                            f"reachable outcomes) and stays at most {bound} while the match goes on")
+    return None
+
+
 def _deal_count_bound(V: Verifier) -> str | None:
     """A bound on the number of deals: ``deal_number`` bounded (z3) while the match goes on, or a
     per-player/side int match variable read by 'ends when' whose total grows by at least 1 in every deal,
@@ -508,6 +559,9 @@ def _deal_count_bound(V: Verifier) -> str | None:
     if top is not None:
         return (f"{top + 1} deals: ranking function {top} - deal_number >= 0 while the match goes on (z3), and "
                 f"every deal adds 1 to deal_number")
+    lex = _deal_effect_ranking(V)
+    if lex is not None:
+        return lex
     ex, A, obs, err = V.exploration(precise=True)
     if ex is None or not ex.deal_ends:
         return None

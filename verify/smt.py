@@ -537,3 +537,62 @@ def preserves_total(game, var: str, outcomes_by_table: dict, timeout_ms: int) ->
                 return False, f"row '{r.name}' of table '{t.name}' changes total({var}) ({enc.describe(s.model())})"
             checked += 1
     return True, f"SMT (z3): each of the {checked} effects that change {var} preserves total({var})"
+
+
+def deal_ranking(game, then_block, prim: str, sec: str, K: int, outcomes, timeout_ms: int) -> tuple[bool, int]:
+    """Whether Q = K*total(prim) + total(sec) rises by at least 1 through ``then_block`` for every reachable
+    outcome and every value of the match variables in their declared ranges while the match goes on;
+    returns (holds, the largest Q while the match goes on)."""
+    g = game.ir
+    n = game.players
+    enc = _Encoder(game)
+    sym = _SymStore(game, enc)
+    pre = {name: list(v) for name, v in sym.store.items() if isinstance(v, list)}
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    for v in g.vars:
+        if v.scope == "match" and v.per is not None and v.type.kind == "int":
+            for x in pre[v.name]:
+                if v.type.low is not None:
+                    s.add(x >= v.type.low)
+                if v.type.high is not None:
+                    s.add(x <= v.type.high)
+            if v.type.low is None or v.type.high is None:
+                if v.name in (prim, sec):
+                    return False, 0
+    s.add(z3.Not(enc.expr(g.match.ends_when)))
+    alts = []
+    for vars_, won, dealer in outcomes:
+        conj = [enc.dealer == dealer]
+        if won and won[0] == "S":
+            conj += [t >= 0 for t in enc.tricks]
+            for k, side in enumerate(g.sides):
+                conj.append(z3.Sum([enc.tricks[p] for p in side]) == won[1][k])
+        elif won and won[0] == "T":
+            conj += [t >= 0 for t in enc.tricks] + [z3.Sum(enc.tricks) == won[1]]
+        else:
+            conj += [enc.tricks[p] == won[p] for p in range(n)]
+        for name, v in vars_:
+            if name in enc.vars:
+                conj.append(_in_abstract(enc.vars[name], v, n))
+        alts.append(z3.And(conj))
+    s.add(z3.Or(alts) if alts else z3.BoolVal(False))
+    sym.run(then_block, {})
+    q_pre = K * z3.Sum(pre[prim]) + z3.Sum(pre[sec])
+    q_post = K * z3.Sum(sym.store[prim]) + z3.Sum(sym.store[sec])
+    s.push()
+    s.add(q_post - q_pre < 1)
+    if _check(s) != z3.unsat:
+        return False, 0
+    s.pop()
+    opt = z3.Optimize()
+    opt.set("timeout", timeout_ms)
+    for c in s.assertions():
+        opt.add(c)
+    h = opt.maximize(q_pre)
+    if opt.check() != z3.sat:
+        return False, 0
+    top = opt.upper(h)
+    if not z3.is_int_value(top):
+        return False, 0
+    return True, top.as_long()
