@@ -203,9 +203,14 @@ def _apply_move(st, steps, e: dict, tracked, rng, sigma):
         if not cands:
             raise _Fail("no legal card of the class")
         a = _choose_for_winner(st, cands, sigma.seat(won_ev[1]) if won_ev else None, rng)
+        if won_ev is not None:
+            # who takes the trick, read before the effects that follow it run: after the last trick of a
+            # deal the engine ends the deal and starts the next, which resets last_winner
+            probe = st.clone()
+            probe._play_card(a)
+            if probe.last_winner != sigma.seat(won_ev[1]):
+                raise _Fail("trick won by another player")
         _record(st, steps, a)
-        if won_ev is not None and st.last_winner != sigma.seat(won_ev[1]):
-            raise _Fail("trick won by another player")
     else:  # pragma: no cover
         raise _Fail(f"unknown move {move.kind}")
     _draws(st, steps, events, tracked, rng, sigma)

@@ -1,0 +1,47 @@
+"""Verifier bugs found by the broken Écarté variants (tests/fixtures/broken/, issue 3 item 6), one test
+each; tests/test_broken_variants.py checks the variants themselves.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from atout.compiler import compile_file
+from atout.engine import Game
+from atout.engine.evaluate import RuleError
+from atout.verify import smt
+from atout.verify.absint import Interval
+from atout.verify.checker import Verifier
+from atout.verify.properties import check_reachable
+from atout.compiler import ir
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ECARTE = os.path.join(ROOT, "rules", "ecarte.atout")
+BROKEN = os.path.join(ROOT, "tests", "fixtures", "broken")
+
+
+def _game(path):
+    return Game(compile_file(path))
+
+
+def test_a_path_whose_last_trick_ends_the_deal_replays():
+    """The engine starts the next deal right after the last trick, which resets last_winner: the concretizer
+    must read the trick's winner before that (it used to reject every such path unless the match ended)."""
+    game = _game(ECARTE)
+    V = Verifier(game, timeout=30)
+    ex, A, obs, err = V.exploration(precise=False)
+    # a deal end that does not end the match: the edge leads to the next deal's start
+    ends = [(u, d) for u, v, d in ex.graph.edges(data=True)
+            if d.get("end_gains") is not None and isinstance(v, tuple) and v[0] == "<deal start>"
+            and any(ev[0] == "trick_won" for ev in d["events"])]
+    assert ends
+    real = None
+    for u, d in ends[:20]:
+        init, edges, _ = V.path_to(ex, {u})
+        real = V.replay(A, ex, init, edges + [d],
+                        lambda st: not st.is_terminal() and st.deal_log and st.deal_log[-1]["complete"])
+        if real is not None:
+            break
+    assert real is not None
+    assert sum(real.state.deal_log[-1]["tricks"]) == 5     # five tricks were played in the deal that ended
