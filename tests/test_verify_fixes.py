@@ -45,3 +45,20 @@ def test_a_path_whose_last_trick_ends_the_deal_replays():
             break
     assert real is not None
     assert sum(real.state.deal_log[-1]["tricks"]) == 5     # five tricks were played in the deal that ended
+
+
+def test_gains_that_a_move_repeats_are_widened_beyond_the_bound():
+    """An announcement that can be repeated (its guard forgets that it was made) used to give infinitely
+    many abstract states; the gains are now exact up to one more than the deal bound's constant (3)."""
+    from atout.verify.absint import _widen_gain
+    assert _widen_gain(4, 4) == 4
+    assert _widen_gain(5, 4) == Interval(5, None)
+    assert _widen_gain(Interval(6, None), 4) == Interval(5, None)     # a fixpoint: repeating changes nothing
+    assert _widen_gain(-5, 4) == Interval(None, -5)
+    game = _game(os.path.join(BROKEN, "king_counted_twice.atout"))
+    V = Verifier(game, timeout=60)
+    ex, A, obs, err = V.exploration(precise=True)
+    assert err is None and A.gain_threshold == 4
+    values = {x for w in ex.states.values() for row in w.gains for x in row}
+    assert {0, 1, 2, 3, 4, Interval(5, None)} <= values
+    assert all(isinstance(x, Interval) or -4 <= x <= 4 for x in values)

@@ -177,6 +177,7 @@ class Abstraction:
         self.var_types = {v.name: v for v in self.g.vars}
         self.threshold = {k: v for k, v in _thresholds(self.g).items()
                           if any(x.name == k and x.type.kind == "int" for x in self.g.vars)}
+        self.gain_threshold = _gain_threshold(self.g)
         self.hidden = game.hidden_zone
         self.slots = game.zone_slots
         from .liveness import Liveness, card_literals
@@ -1061,6 +1062,42 @@ class Abstraction:
 def _reads_locals(e) -> bool:
     from .liveness import subexprs
     return any(isinstance(x, ir.Local) for x in subexprs(e))
+
+
+def _gain_threshold(g: ir.Game) -> int:
+    """How far a per-deal gain that a move can raise again and again is kept exact before it is widened.
+
+    A move that changes nothing but the gains (an announcement whose guard forgets that it was made) could
+    otherwise be repeated into infinitely many abstract states (see ``Explorer._add``).  The gains stay exact
+    one beyond every constant of the game's ``deal_bound`` properties, so that a violation is an exact
+    abstract state with a short path to replay."""
+    from .liveness import subexprs
+    out = 1
+    for p in g.properties:
+        if p.kind == "deal_bound" and p.expr is not None:
+            for x in subexprs(p.expr):
+                if isinstance(x, ir.Const) and isinstance(x.value, int) and not isinstance(x.value, bool):
+                    out = max(out, abs(x.value) + 1)
+    return out
+
+
+def _widen_gain(v, t: int):
+    """``v`` (an int or Interval) with every bound beyond +-t widened to infinity (an over-approximation)."""
+    if isinstance(v, Interval):
+        lo = None if v.lo is not None and v.lo < -t else v.lo
+        hi = None if v.hi is not None and v.hi > t else v.hi
+        if lo is not None and lo > t:
+            lo = t + 1
+        if hi is not None and hi < -t:
+            hi = -t - 1
+        return Interval(lo, hi)
+    if isinstance(v, bool) or not isinstance(v, int):
+        return v
+    if v > t:
+        return Interval(t + 1, None)
+    if v < -t:
+        return Interval(None, -t - 1)
+    return v
 
 
 def _thresholds(g: ir.Game) -> dict[str, int]:

@@ -19,7 +19,7 @@ import networkx as nx
 
 from atout.compiler import ir
 
-from .absint import ANON, ERROR, MATCH_OVER, UNKNOWN, Abstraction, Interval, Work, _inc
+from .absint import ANON, ERROR, MATCH_OVER, UNKNOWN, Abstraction, Interval, Work, _inc, _widen_gain
 
 
 DEAL_START = "<deal start>"
@@ -421,6 +421,14 @@ class Explorer:
         st.perm = self.A.canonical_suits(st)
         st.rot = self.A.rotate(st)
         key = st.key()
+        # key[7] is the gains (Work.key)
+        if isinstance(src_key, tuple) and len(src_key) == len(key) and key[7] != src_key[7] and \
+                key[:7] == src_key[:7] and key[8:] == src_key[8:]:
+            # the move changed nothing but the per-deal gains, so it can be repeated for ever: widen them
+            # beyond what the deal_bound properties compare with, else the states would never run out
+            t = self.A.gain_threshold
+            st.gains = tuple(tuple(_widen_gain(x, t) for x in row) for row in st.gains)
+            key = st.key()
         if key not in states:
             clean = st.copy()
             clean.events = []

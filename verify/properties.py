@@ -223,9 +223,12 @@ def check_deal_bound(V: Verifier, prop: ir.Property) -> Result:
     extra = [next(d for u, _, d in bad_edges if u == last)]
 
     def check(st):
-        if not st.deal_log:
-            return False
-        return not _holds_concretely(prop.expr, st, st.deal_log[-1]["gains"])
+        # the last deal ended, and the deal in progress: an edge where the match may end (the abstraction
+        # forgets the score) can leave the concrete match going on, with the violation in the open deal
+        candidates = [st.deal_log[-1]["gains"]] if st.deal_log else []
+        if st.deal_open:
+            candidates.append({var: _concrete_gains(st, var) for var in names})
+        return any(not _holds_concretely(prop.expr, st, gains) for gains in candidates)
 
     real = _realize_with_gains(V, A, ex, init, edges + extra, check)
     if real is None:
