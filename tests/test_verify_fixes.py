@@ -62,3 +62,32 @@ def test_gains_that_a_move_repeats_are_widened_beyond_the_bound():
     values = {x for w in ex.states.values() for row in w.gains for x in row}
     assert {0, 1, 2, 3, 4, Interval(5, None)} <= values
     assert all(isinstance(x, Interval) or -4 <= x <= 4 for x in values)
+
+
+def test_play_by_play_of_a_rule_error_ends_with_the_error():
+    """A counterexample to builtin:no_short_draw ends with the step that the engine refuses (a rule error);
+    printing it used to raise that error and crash `atout verify`."""
+    game = _game(os.path.join(BROKEN, "reshuffle_drops_discards.atout"))
+    V = Verifier(game, timeout=30)
+    st = game.new_initial_state()
+    steps = []
+    # the non-dealer exchanges 1 card, then both 5 each time: 21 - 1 - 5 - 5 - 5 - 5 leaves the stock empty
+    # when the dealer must draw, and his reshuffle forgets the discards
+    first = True
+    while len(steps) < 500:
+        if st.is_chance_node():
+            a = st.chance_outcomes()[0][0]
+        else:
+            legal = st.legal_actions()
+            named = {game.slot(x).name: x for x in legal if x >= game.num_cards}
+            a = named.get("propose", named.get("accept", legal[0]))
+            if st.phase == "elder_exchange" and first and game.done_action in legal:
+                a, first = game.done_action, False
+        steps.append({"player": -1 if st.is_chance_node() else st.current_player(), "action": a,
+                      "text": st.action_to_string(a)})
+        try:
+            st.apply_action(a)
+        except RuleError:
+            break
+    lines = V.play_by_play(steps)
+    assert "rule error" in lines[-1] and "in stock" in lines[-1]

@@ -214,13 +214,17 @@ class Verifier:
     # -- play-by-play --------------------------------------------------------------------------------
     def play_by_play(self, steps: list[dict], start: int = 0) -> list[str]:
         """Readable lines for the steps (from the match start), each with the rule line that fired."""
-        from atout.engine.game import Game
+        from atout.engine.evaluate import RuleError
         st = self.game.new_initial_state()
         out = []
         for i, step in enumerate(steps):
             where = _rule_line(st)
             who = "chance" if step["player"] < 0 else f"seat {step['player']}"
-            st.apply_action(step["action"])
+            try:
+                st.apply_action(step["action"])
+            except RuleError as exc:  # a counterexample to 'no short draw' ends with the step that fails
+                out.append(f"{i + 1:4d}. {who:>7}: {step['text']:<28} {where:<26} rule error: {exc}")
+                break
             if i >= start:
                 out.append(f"{i + 1:4d}. {who:>7}: {step['text']:<28} {where:<26} {_values(st)}")
         return out
