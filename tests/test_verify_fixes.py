@@ -91,3 +91,11 @@ def test_play_by_play_of_a_rule_error_ends_with_the_error():
             break
     lines = V.play_by_play(steps)
     assert "rule error" in lines[-1] and "in stock" in lines[-1]
+
+
+def test_witness_runs_stop_at_a_dead_end():
+    """The seeded runs that witness reachability used to crash (IndexError) on a state with no legal action."""
+    game = _game(os.path.join(BROKEN, "play_has_no_way_out.atout"))
+    V = Verifier(game, timeout=30)
+    r = check_reachable(V, ir.Property("everything_reachable", "reachable"))
+    assert r.verdict == "proved"   # every phase and action is reached before play gets stuck

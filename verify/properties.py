@@ -735,6 +735,8 @@ def _witness_actions(V: Verifier) -> set:
                 outs = st.chance_outcomes()
                 st.apply_action(outs[rng.randrange(len(outs))][0])
                 continue
+            if not st.legal_actions():
+                break  # a dead end (reported by builtin:no_dead_end): no action to take
             a = bots[st.current_player()].step(st)
             ph = game.phases[st.phase]
             how = st._legal()[a]
