@@ -99,3 +99,23 @@ def test_witness_runs_stop_at_a_dead_end():
     V = Verifier(game, timeout=30)
     r = check_reachable(V, ir.Property("everything_reachable", "reachable"))
     assert r.verdict == "proved"   # every phase and action is reached before play gets stuck
+
+
+def test_outcomes_showing_a_gap_are_exactly_the_refused_deals_with_two_tricks_for_the_dealer():
+    """The scoring witness is searched only where z3 says the gap is: in scoring_gap.atout the row for a
+    refusal lost by the dealer reads 0..1 tricks, so a refused deal in which the dealer takes exactly 2 (and
+    so no exchange took place) scores nothing (source §5)."""
+    game = _game(os.path.join(BROKEN, "scoring_gap.atout"))
+    V = Verifier(game, timeout=30)
+    ex, A, obs, err = V.exploration(precise=True)
+    table = game.ir.table("deal_score")
+    outcomes = list(A.score_outcomes["deal_score"])
+    gap = smt.outcomes_showing(game, table, outcomes, (), 5000)
+    assert gap
+    for vars_, won, dealer in gap:
+        v = dict(vars_)
+        assert v["refused"] is True and v["exchanges"] == 0 and won[dealer] == 2
+    rest = [o for o in outcomes if o not in gap]
+    assert all(not (dict(v)["refused"] is True and dict(v)["exchanges"] == 0 and w[d] == 2) for v, w, d in rest)
+    overlap = smt.outcomes_showing(game, table, outcomes, ("played_3_4", "played_vole"), 5000)
+    assert overlap == []       # those two rows never both apply

@@ -623,7 +623,7 @@ def _table_result(V: Verifier, name: str, kind: str, table: ir.Table) -> Result:
     def check_rows(fired):
         return (len(fired) > 1) if want_overlap else (len(fired) == 0)
 
-    real = _realize_score(V, A, ex, table, check_rows)
+    real = _realize_score(V, A, ex, table, check_rows, overlaps[0][0] if overlaps else ())
     what = ("rows " + " and ".join(f"'{a}'" for a in overlaps[0][0]) + f" overlap ({overlaps[0][1]})") \
         if overlaps else f"no row applies ({gaps[0][1]})"
     if real is None:
@@ -633,9 +633,21 @@ def _table_result(V: Verifier, name: str, kind: str, table: ir.Table) -> Result:
                   counterexample=_trace(V, real, note=what))
 
 
-def _realize_score(V, A, ex, table, check_rows):
+def _realize_score(V, A, ex, table, check_rows, rows=None):
+    """A concrete deal whose scoring by ``table`` satisfies ``check_rows``; with ``rows`` (a pair of row names
+    that overlap, or () for a gap), only the outcomes at which z3 says that can happen are tried."""
     from .concretize import realize
     candidates = [(val, src) for (t, val), src in A.score_sources.items() if t == table.name and src]
+    if rows is not None:
+        try:
+            showing = set(smt.outcomes_showing(V.game, table, [val for val, _ in candidates], rows,
+                                               V.budget.left_ms(1.0)))
+        except smt.SolverTimeout:
+            showing = None
+        if showing is not None:
+            candidates = [c for c in candidates if c[0] in showing]
+    # few candidates left (the outcomes that show the fault): try each harder
+    attempts = 300 if rows is not None and len(candidates) <= 8 else 40
     random.Random(0).shuffle(candidates)
     fired_log = []
     orig_init = V.game.new_initial_state
@@ -661,7 +673,7 @@ def _realize_score(V, A, ex, table, check_rows):
             V.game.new_initial_state = new_state
             try:
                 real = realize(V.game, A, init, ex.initial_events.get(init, ()), edges + [d],
-                               lambda st: bool(fired_log) and check_rows(fired_log[-1]), attempts=40,
+                               lambda st: bool(fired_log) and check_rows(fired_log[-1]), attempts=attempts,
                                init_perm=ex.initial_perm.get(init), seconds=max(0.1, t_end - time.perf_counter()))
             finally:
                 V.game.new_initial_state = orig_init

@@ -195,22 +195,7 @@ def table_cases(game, table: ir.Table, outcomes: set, timeout_ms: int):
     s.set("timeout", timeout_ms)
     enc = _Encoder(game)
     # the outcome: one of the reachable valuations
-    alts = []
-    for vars_, won, dealer in outcomes:
-        conj = [enc.dealer == dealer]
-        if won and won[0] == "T":
-            conj += [t >= 0 for t in enc.tricks] + [z3.Sum(enc.tricks) == won[1]]
-        elif won and won[0] == "S":
-            conj += [t >= 0 for t in enc.tricks]
-            for k, side in enumerate(game.ir.sides):
-                conj.append(z3.Sum([enc.tricks[p] for p in side]) == won[1][k])
-        else:
-            conj += [enc.tricks[p] == won[p] for p in range(n)]
-        for name, v in vars_:
-            if name not in enc.vars:
-                continue
-            conj.append(_in_abstract(enc.vars[name], v, n))
-        alts.append(z3.And(conj))
+    alts = [_outcome(enc, outcome, n) for outcome in outcomes]
     s.add(z3.Or(alts) if alts else z3.BoolVal(False))
     guards = [enc.expr(r.guard) for r in table.rows]
     overlaps, gaps = [], []
@@ -227,6 +212,44 @@ def table_cases(game, table: ir.Table, outcomes: set, timeout_ms: int):
         gaps.append(((), enc.describe(s.model())))
     s.pop()
     return overlaps, gaps
+
+
+def _outcome(enc, outcome, n):
+    """The z3 constraint of one abstract scoring outcome (deal variables, tricks won, dealer)."""
+    vars_, won, dealer = outcome
+    conj = [enc.dealer == dealer]
+    if won and won[0] == "T":
+        conj += [t >= 0 for t in enc.tricks] + [z3.Sum(enc.tricks) == won[1]]
+    elif won and won[0] == "S":
+        conj += [t >= 0 for t in enc.tricks]
+        for k, side in enumerate(enc.game.ir.sides):
+            conj.append(z3.Sum([enc.tricks[p] for p in side]) == won[1][k])
+    else:
+        conj += [enc.tricks[p] == won[p] for p in range(n)]
+    for name, v in vars_:
+        if name not in enc.vars:
+            continue
+        conj.append(_in_abstract(enc.vars[name], v, n))
+    return z3.And(conj)
+
+
+def outcomes_showing(game, table: ir.Table, outcomes, rows: tuple, timeout_ms: int) -> list:
+    """The outcomes among ``outcomes`` at which the two rows named ``rows`` can both apply (an overlap), or,
+    for ``rows == ()``, at which no row can apply (a gap): where to look for a concrete witness."""
+    enc = _Encoder(game)
+    guards = {r.name: enc.expr(r.guard) for r in table.rows}
+    want = z3.And([guards[r] for r in rows]) if rows else z3.Not(z3.Or(list(guards.values())))
+    s = z3.Solver()
+    s.set("timeout", timeout_ms)
+    s.add(want)
+    out = []
+    for outcome in outcomes:
+        s.push()
+        s.add(_outcome(enc, outcome, game.players))
+        if _check(s) == z3.sat:
+            out.append(outcome)
+        s.pop()
+    return out
 
 
 def _in_abstract(x, v, n):
