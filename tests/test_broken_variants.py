@@ -283,3 +283,53 @@ def test_the_turned_up_king_scores_in_the_base_game_only():
         st.apply_action(king)                     # the eleventh card, turned up
         assert not st.is_chance_node() and st.phase == "declare"
         assert st.vars["points"][st.dealer] == points
+
+
+def test_a_reshuffled_turn_up_also_breaks_the_three_point_cap():
+    """A second consequence of reshuffle_takes_turnup, played out by hand in the engine: the dealer turns up
+    the king of spades (1 point), the reshuffle puts it back into the stock, the dealer draws it with the
+    four next trumps, announces it (1 more) and takes all five tricks after an exchange (2): 4 points in one
+    deal.  The verifier does not refute three_point_cap here (its shortest abstract violation reshuffles
+    while the stock is still full, which the engine cannot follow, and seeded playouts do not find this
+    deal), but it must never prove it."""
+    path = os.path.join(BROKEN, "reshuffle_takes_turnup.atout")
+    game = Game(compile_file(path))
+    st = game.new_initial_state()
+    spades = set(range(8))                     # K♠ Q♠ J♠ A♠ 10♠ 9♠ 8♠ 7♠ are cards 0-7
+
+    def draw(prefer=(), cards=99):
+        while st.is_chance_node() and cards:
+            outs = [a for a, _ in st.chance_outcomes()]
+            wanted = [c for c in prefer if c in outs]
+            st.apply_action(wanted[0] if wanted else
+                            min(outs, key=lambda c: (c in spades, -c)))    # else a plain card, else a low spade
+            cards -= 1
+
+    def say(name):
+        st.apply_action(next(a for a in st.legal_actions() if a >= game.num_cards and game.slot(a).name == name))
+
+    def exchange(n, prefer=()):
+        hand = sorted(st.zones[game.hand_base + st.current_player()], key=lambda c: c in spades)
+        for c in hand[:n]:                     # plain cards first
+            st.apply_action(c)
+        if st.selecting is not None:
+            st.apply_action(game.done_action)
+        draw(prefer)
+
+    draw(cards=10)                             # the hands: plain cards
+    draw([0])                                  # K♠ turned up: trumps are spades, the dealer (seat 0) scores 1
+    assert st.dealer == 0 and st.vars["points"] == [1, 0]
+    say("propose"), say("accept"), exchange(5, [1, 2, 3, 4, 5]), exchange(5)   # the non-dealer draws spades
+    say("propose"), say("accept"), exchange(5), exchange(5)                   # ... and discards them
+    assert size(game, st, "stock") == 1 and size(game, st, "discards") == 20
+    say("propose"), say("accept"), exchange(1)                                # the stock is empty
+    exchange(5, [0, 1, 2, 3, 4])               # the dealer's reshuffle takes the turn-up: he draws K♠ Q♠ J♠ A♠ 10♠
+    assert sorted(st.zones[game.hand_base + 0]) == [0, 1, 2, 3, 4] and size(game, st, "turnup") == 0
+    say("play")
+    st.apply_action(next(a for a in st.legal_actions() if a < game.num_cards))   # the non-dealer leads
+    say("announce_king")
+    while st.phase == "play" and not st.is_chance_node():
+        st.apply_action(next(a for a in st.legal_actions() if a < game.num_cards))
+    assert st.deal_log[-1]["tricks"] == [5, 0] and st.deal_log[-1]["points"] == [4, 0]
+    _, results, _, _ = verified(path)
+    assert results["three_point_cap"].verdict != "proved"
