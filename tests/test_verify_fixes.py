@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 
-import pytest
 
 from atout.compiler import compile_file
 from atout.engine import Game
