@@ -22,4 +22,5 @@ def parser() -> Lark:
         parser="lalr",
         propagate_positions=True,
         maybe_placeholders=True,
+        cache=True,  # the LALR tables are cached in the temp folder, keyed by the grammar's hash
     )

@@ -15,7 +15,7 @@ from atout.engine.evaluate import RuleError
 from .checker import Counterexample, Finding, Verifier
 
 
-def extra_findings(V: Verifier, seconds: float = 0.2) -> list[Finding]:
+def extra_findings(V: Verifier, seconds: float = 0.12) -> list[Finding]:
     game = V.game
     if game.hand_base is None:
         return []
