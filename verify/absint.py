@@ -200,39 +200,12 @@ class Abstraction:
 
     def _is_suit_symmetric(self) -> bool:
         """True when no rule names a particular suit (or card), so relabelling suits maps runs to runs."""
-        from .liveness import subexprs, walk, exprs_of_stmt
+        from .liveness import rule_expressions, subexprs
         g = self.g
         if g.deck.colors or any(ph.trick is not None and getattr(ph.trick, "bowers", None) is not None
                                 for ph in g.phases):
             return False
-        exprs = [g.match.ends_when, g.match.returns, g.match.first_dealer, g.match.next_dealer]
-        for v in g.vars:
-            exprs.append(v.init)
-        for ph in g.phases:
-            if ph.actor is not None:
-                exprs.append(ph.actor)
-            bodies = [ph.body]
-            for a in ph.actions:
-                exprs.append(a.guard)
-                bodies.append(a.body)
-                if a.param is not None:
-                    exprs += [x for x in (a.param.zone, a.param.low, a.param.high, a.param.dest) if x is not None]
-            if ph.trick is not None:
-                t = ph.trick
-                exprs += [t.count, t.leader, t.trump, t.skip] + [r.condition for r in t.follow]
-                exprs += list(getattr(t, "more_skips", ()))
-                bodies += [t.then, t.after]
-            for b in bodies:
-                for st in walk(b):
-                    exprs.extend(exprs_of_stmt(st))
-        for t in g.tables:
-            for r in t.rows:
-                exprs.append(r.guard)
-                for st in walk(r.body):
-                    exprs.extend(exprs_of_stmt(st))
-        for p in g.properties:
-            if p.expr is not None:
-                exprs.append(p.expr)
+        exprs = rule_expressions(g, first_dealer=True)
         for e in exprs:
             for x in subexprs(e):
                 if isinstance(x, ir.Const) and x.type.kind in ("suit", "card") and x.value >= 0:
@@ -242,41 +215,14 @@ class Abstraction:
     def _is_rotation_symmetric(self) -> bool:
         """True when no rule names a particular seat (other than the first dealer) and there are no fixed sides:
         turning the table maps runs to runs, so every state can be seen from the dealer's seat 0."""
-        from .liveness import subexprs, walk, exprs_of_stmt
+        from .liveness import rule_expressions, subexprs
         g = self.g
         if g.sides:
             return False
-        exprs = [g.match.ends_when, g.match.returns, g.match.next_dealer]
-        for v in g.vars:
-            exprs.append(v.init)
-        for ph in g.phases:
-            if ph.actor is not None:
-                exprs.append(ph.actor)
-            bodies = [ph.body]
-            for a in ph.actions:
-                exprs.append(a.guard)
-                bodies.append(a.body)
-                if a.param is not None:
-                    if a.param.kind == "domain" and a.param.type.kind == "player":
-                        return False
-                    exprs += [x for x in (a.param.zone, a.param.low, a.param.high, a.param.dest) if x is not None]
-            if ph.trick is not None:
-                t = ph.trick
-                exprs += [t.count, t.leader, t.trump, t.skip] + [r.condition for r in t.follow]
-                exprs += list(getattr(t, "more_skips", ()))
-                bodies += [t.then, t.after]
-            for b in bodies:
-                for st in walk(b):
-                    exprs.extend(exprs_of_stmt(st))
-        for t in g.tables:
-            for r in t.rows:
-                exprs.append(r.guard)
-                for st in walk(r.body):
-                    exprs.extend(exprs_of_stmt(st))
-        for p in g.properties:
-            for x in (p.expr, p.player):
-                if x is not None:
-                    exprs.append(x)
+        if any(a.param is not None and a.param.kind == "domain" and a.param.type.kind == "player"
+               for ph in g.phases for a in ph.actions):
+            return False
+        exprs = rule_expressions(g, first_dealer=False)
         for e in exprs:
             for x in subexprs(e):
                 if isinstance(x, ir.Const) and x.type.kind == "player" and x.value >= 0:

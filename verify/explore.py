@@ -325,17 +325,16 @@ class Explorer:
         return results
 
     def _after_trick(self, st2, t, tn, leader, won2, winner):
+        """After a trick (and its ``after trick`` block): the next trick, led by the winner, or ``then``."""
         A = self.A
         results = []
-        if True:
-            if True:
-                for st3, count in A._fork(st2, A.eval(t.count, st2, {})):
-                    if not isinstance(count, Interval) and tn >= count:
-                        st3.trick = (tn, (), -1, leader, won2, winner)
-                        results.extend(A.run(t.then, st3, {}))
-                    else:
-                        st3.trick = (tn + 1, (), winner, winner, won2, winner)
-                        results.append((st3, "stay"))
+        for st3, count in A._fork(st2, A.eval(t.count, st2, {})):
+            if not isinstance(count, Interval) and tn >= count:
+                st3.trick = (tn, (), -1, leader, won2, winner)
+                results.extend(A.run(t.then, st3, {}))
+            else:
+                st3.trick = (tn + 1, (), winner, winner, won2, winner)
+                results.append((st3, "stay"))
         return results
 
     # -- the graph -------------------------------------------------------------------------------

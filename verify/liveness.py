@@ -239,3 +239,36 @@ def card_literals(g: ir.Game) -> list[tuple[ir.Expr, ir.Expr]]:
         for r in t.rows:
             visit(r.guard)
     return out
+
+
+def rule_expressions(g: ir.Game, first_dealer: bool = True) -> list:
+    """Every expression of the rules and of the properties (the match's first dealer optionally left out)."""
+    exprs = [g.match.ends_when, g.match.returns, g.match.next_dealer]
+    if first_dealer:
+        exprs.append(g.match.first_dealer)
+    exprs += [v.init for v in g.vars]
+    for ph in g.phases:
+        if ph.actor is not None:
+            exprs.append(ph.actor)
+        bodies = [ph.body]
+        for a in ph.actions:
+            exprs.append(a.guard)
+            bodies.append(a.body)
+            if a.param is not None:
+                exprs += [x for x in (a.param.zone, a.param.low, a.param.high, a.param.dest) if x is not None]
+        if ph.trick is not None:
+            t = ph.trick
+            exprs += [t.count, t.leader, t.trump, t.skip] + [r.condition for r in t.follow]
+            exprs += list(getattr(t, "more_skips", ()))
+            bodies += [t.then, t.after]
+        for b in bodies:
+            for st in walk(b):
+                exprs.extend(exprs_of_stmt(st))
+    for t in g.tables:
+        for r in t.rows:
+            exprs.append(r.guard)
+            for st in walk(r.body):
+                exprs.extend(exprs_of_stmt(st))
+    for p in g.properties:
+        exprs += [x for x in (p.expr, p.player) if x is not None]
+    return exprs
