@@ -137,7 +137,8 @@ class Verifier:
         return tuple(v.name for v in self.g.vars if v.name in names and v.scope == "match" and
                      v.per is not None and v.type.kind == "int")
 
-    def exploration(self, precise: bool, extra: frozenset = frozenset(), extra_phases: frozenset | None = None):
+    def exploration(self, precise: bool, extra: frozenset = frozenset(), extra_phases: frozenset | None = None,
+                    exact_sizes: bool = False):
         """The abstract graph.  ``precise`` tracks named cards and per-deal gains (slower); ``extra`` zones
         stay live (their sizes exact) in ``extra_phases`` (None: in every phase), for properties that read
         them."""
@@ -151,14 +152,14 @@ class Verifier:
             phases = extra_phases if extra_phases is not None else [p.name for p in self.g.phases]
             if all(extra <= base.zones[p] for p in phases):
                 extra, extra_phases = frozenset(), None   # already live where needed: share the base graph
-        key = (gains, track, extra, extra_phases)
+        key = (gains, track, extra, extra_phases, exact_sizes)
         if key in self._explorations:
             return self._explorations[key]
         t0 = time.perf_counter()
         # per-deal gains of the match variables that deal bounds and the end of the match read
         watch = self.watched() if gains else ()
         blur = ()
-        if track:
+        if track and not exact_sizes:
             from .liveness import Liveness
             observed = Liveness(self.g).observed
             blur = tuple(z.name for z in self.g.zones if not z.per_player and z.visibility == "hidden"

@@ -186,8 +186,8 @@ def _holds_concretely(e: ir.Expr, st, last_gains: dict) -> bool:
 
 
 # -- property kinds ---------------------------------------------------------------------------------------
-def check_deal_bound(V: Verifier, prop: ir.Property) -> Result:
-    ex, A, obs, err = V.exploration(precise=True)
+def check_deal_bound(V: Verifier, prop: ir.Property, exact_sizes: bool = False) -> Result:
+    ex, A, obs, err = V.exploration(precise=True, exact_sizes=exact_sizes)
     if ex is None:
         return Result(prop.name, prop.kind, "unknown", f"exploration stopped: {err}")
     n = V.game.players
@@ -226,7 +226,9 @@ def check_deal_bound(V: Verifier, prop: ir.Property) -> Result:
         # the last deal ended, and the deal in progress: an edge where the match may end (the abstraction
         # forgets the score) can leave the concrete match going on, with the violation in the open deal
         candidates = [st.deal_log[-1]["gains"]] if st.deal_log else []
-        if st.deal_open:
+        if st.deal_open and (st.is_terminal() or _upper_bounds_only(prop.expr)):
+            # a part of a deal breaks an upper bound only if the whole deal can (gains only grow until it
+            # ends); a lower bound is about whole deals only
             candidates.append({var: _concrete_gains(st, var) for var in names})
         return any(not _holds_concretely(prop.expr, st, gains) for gains in candidates)
 
@@ -239,11 +241,28 @@ def check_deal_bound(V: Verifier, prop: ir.Property) -> Result:
             return Result(prop.name, prop.kind, "refuted",
                           "exhaustive exploration found a violation; a seeded engine playout realised it",
                           counterexample=_trace(V, real, note="the deal's gains break the bound"))
+        if A.blur and not exact_sizes and not V.budget.expired():
+            # refine: explore again keeping every zone size exact, so that the path respects them
+            refined = check_deal_bound(V, prop, exact_sizes=True)
+            if refined.verdict != "unknown":
+                refined.method += " (after refining the abstraction: every zone size kept exact)"
+                return refined
         return Result(prop.name, prop.kind, "unknown",
                       f"the abstraction ({_size_note(ex, A)}) has a violating path that neither its replay nor "
                       f"seeded engine playouts realised", detail="abstract counterexample only")
     return Result(prop.name, prop.kind, "refuted", "exhaustive exploration found a violation; the engine "
                   "replayed it", counterexample=_trace(V, real, note="the deal's gains break the bound"))
+
+
+def _upper_bounds_only(e) -> bool:
+    """Whether ``e`` is a conjunction of upper bounds on gains (``gain(...) <= c``)."""
+    if isinstance(e, ir.BinOp) and e.op == "and":
+        return _upper_bounds_only(e.left) and _upper_bounds_only(e.right)
+    if isinstance(e, ir.BinOp) and e.op in ("<=", "<"):
+        return isinstance(e.left, ir.Call) and e.left.fn == "gain" and isinstance(e.right, ir.Const)
+    if isinstance(e, ir.BinOp) and e.op in (">=", ">"):
+        return isinstance(e.right, ir.Call) and e.right.fn == "gain" and isinstance(e.left, ir.Const)
+    return False
 
 
 def _search_playouts(V: Verifier, check, seconds: float):
