@@ -474,6 +474,18 @@ class Game:
         return self.deck.size + len(self.action_slots)
 
 
+def walk_stmts(body):
+    """Every statement of ``body``, nested ones (in ``if`` branches and ``for`` bodies) included, in order."""
+    for s in body:
+        yield s
+        if isinstance(s, If):
+            for _, b in s.branches:
+                yield from walk_stmts(b)
+            yield from walk_stmts(s.orelse)
+        elif isinstance(s, For):
+            yield from walk_stmts(s.body)
+
+
 # -- canonical dump ------------------------------------------------------------
 def dump(node, indent: int = 0) -> str:
     """Canonical text of an IR node: one field per line, spans omitted, stable across runs.

@@ -554,12 +554,4 @@ def _always_exits(body: tuple[ir.Stmt, ...]) -> bool:
     return False
 
 
-def _walk(body):
-    for s in body:
-        yield s
-        if isinstance(s, ir.If):
-            for _, b in s.branches:
-                yield from _walk(b)
-            yield from _walk(s.orelse)
-        elif isinstance(s, ir.For):
-            yield from _walk(s.body)
+_walk = ir.walk_stmts

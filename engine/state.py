@@ -368,7 +368,6 @@ class State:
             return
         if kind == "card":
             act = how[1]
-            zi = ev.zone(act.param.zone)(self, {})
             self._push(act.body, {act.param.name: action})
             return
         if kind == "choose":

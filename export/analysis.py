@@ -203,15 +203,7 @@ def _max_tricks(g: ir.Game) -> int | None:
 
 
 # -- the decision bound ------------------------------------------------------------------------
-def _walk_stmts(stmts):
-    for s in stmts:
-        yield s
-        if isinstance(s, ir.If):
-            for _, b in s.branches:
-                yield from _walk_stmts(b)
-            yield from _walk_stmts(s.orelse)
-        elif isinstance(s, ir.For):
-            yield from _walk_stmts(s.body)
+_walk_stmts = ir.walk_stmts
 
 
 def _bodies(g: ir.Game):

@@ -42,15 +42,7 @@ def _scores(body, g):
             yield from (r.body for r in g.table(s.table).rows)
 
 
-def walk(body):
-    for s in body:
-        yield s
-        if isinstance(s, ir.If):
-            for _, b in s.branches:
-                yield from walk(b)
-            yield from walk(s.orelse)
-        elif isinstance(s, ir.For):
-            yield from walk(s.body)
+walk = ir.walk_stmts
 
 
 def exprs_of_stmt(s):
