@@ -5,12 +5,14 @@
     atout play FILE [--seat N] [--bot B] [--seed S]
     atout simulate FILE -n N [--seed S] [--bot B ...] [--json] [--record OUT.jsonl]
     atout replay FILE RECORD [--match K] [--quiet]
-    atout verify FILE [--property NAME] [--json] [--trace-out DIR] [--timeout SECONDS]
+    atout verify FILE [--property NAME] [--json] [--trace-out DIR] [--max-states N] [--cross-check N]
+                 [--timeout SECONDS]
     atout export FILE --to python|openspiel|dot|mermaid|json -o OUT
 
 Exit status: 0 success; 1 a property refuted or unknown (verify), a replay that
 disagrees with its record, or a rule error found while playing; 2 bad input
-(a malformed rule file, a missing file, bad arguments).
+(a malformed rule file, a missing file, bad arguments); 3 the verifier's cross-check
+found the verifier itself wrong (verify).
 """
 from __future__ import annotations
 
@@ -172,7 +174,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--property", action="append", help="only this property (repeatable)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--trace-out", metavar="DIR", help="write each counterexample as a replayable record")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds for the whole run (default 60)")
+    p.add_argument("--max-states", type=int, default=400_000,
+                   help="abstract states per exploration before a verdict is unknown (default 400000)")
+    p.add_argument("--cross-check", type=int, default=24, metavar="N",
+                   help="seeded engine matches replayed against the abstraction after verifying (default 24; 0: "
+                        "none)")
+    p.add_argument("--timeout", type=float, default=600.0,
+                   help="wall-clock safety in seconds (default 600); a verdict it cuts says so")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("export", help="export a game: python, openspiel, dot, mermaid or json")

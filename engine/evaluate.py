@@ -161,18 +161,27 @@ class ExprCompiler:
                 r, s = a0(st, env), a1(st, env)
                 return -1 if r < 0 or s < 0 else s * nr + (nr - 1 - r)
             return card
-        if fn == "left":
-            return lambda st, env: (a0(st, env) + 1) % n
-        if fn == "right":
-            return lambda st, env: (a0(st, env) - 1) % n
-        if fn == "partner":
-            partner = L.partner
-            return lambda st, env: partner[a0(st, env)]
-        if fn == "side":
-            side_of = L.side_of
-            return lambda st, env: side_of[a0(st, env)]
-        if fn == "tricks":
-            return lambda st, env: st.tricks_won[a0(st, env)]
+        if fn in ("left", "right", "partner", "side", "tricks"):
+            # a function of a player: 'none' (or no seat) is a rule error, never a wrap-around
+            span = e.span
+            msg = f"{fn}() of none, not a player"
+
+            def seat(st, env):
+                p = a0(st, env)
+                if not 0 <= p < n:
+                    raise RuleError(msg, span)
+                return p
+            if fn == "left":
+                return lambda st, env: (seat(st, env) + 1) % n
+            if fn == "right":
+                return lambda st, env: (seat(st, env) - 1) % n
+            if fn == "partner":
+                partner = L.partner
+                return lambda st, env: partner[seat(st, env)]
+            if fn == "side":
+                side_of = L.side_of
+                return lambda st, env: side_of[seat(st, env)]
+            return lambda st, env: st.tricks_won[seat(st, env)]
         if fn == "played":
             return lambda st, env: any(p == a0(st, env) for p, _ in st.trick_cards)
         if fn == "abs":

@@ -82,6 +82,7 @@ class Game:
         self.home_zone = next(self.zone_base[z.name] for z in g.zones if z.home)
         self.hidden_zone = [s.visibility == "hidden" for s in self.zone_slots]
         self.phases = {p.name: p for p in g.phases}
+        self.var_decl = {v.name: v for v in g.vars}
         self.tables = {t.name: t for t in g.tables}
         self.slot_index = {(s.name, s.value): g.deck.size + i for i, s in enumerate(g.action_slots)}
         self.done_action = self.slot_index.get(("done", None))

@@ -1,4 +1,4 @@
-"""The state of a match and its transitions, run from the IR.
+"""The concrete state of a match: the engine's domain of the rules' machine.
 
 A :class:`State` is a node of the game tree.  It pauses at three kinds of node:
 
@@ -8,8 +8,11 @@ A :class:`State` is a node of the game tree.  It pauses at three kinds of node:
   phase, picks one of ``legal_actions()``;
 * the *terminal* node — the match's ``ends when`` condition holds.
 
-Effects run on a small stack machine (frames of statements) so that a chance
-draw can pause them midway and resume after the outcome is applied.
+What the rules do (phases, effects, tricks, scoring, deals, rule errors) is
+:class:`atout.engine.machine.Machine`, shared with the verifier's abstraction;
+this module gives it the concrete domain: cards are card ids in ordered lists,
+values are ints and bools, and the card-level rules (which cards may be played,
+who wins a trick) are computed exactly.
 """
 from __future__ import annotations
 
@@ -19,29 +22,20 @@ from atout.compiler import ir
 
 from .evaluate import RuleError
 from .game import CHANCE, TERMINAL, Game
+from .machine import DEALER_DRAW, MAX_AUTO_STEPS, Machine
 
-MAX_AUTO_STEPS = 100_000
 _NO_ENV: dict = {}  # the empty environment of closures evaluated outside actions (never mutated)
-DEALER_DRAW = -2  # a pending chance event that picks the first dealer (``first dealer random``), not a card draw
-
-
-class _NextTrick(ir.Stmt):
-    """Internal statement (never in the IR): start the next trick once the `after trick` block has run."""
-
-
-_NEXT_TRICK = _NextTrick()
 
 
 class IllegalActionError(ValueError):
     """An action that is not legal in the state it was applied to."""
 
 
-class State:
+class State(Machine):
     """A node of a match.  Create with ``game.new_initial_state()``."""
 
     def __init__(self, game: Game):
         self.game = game
-        g = game.ir
         self.zones: list[list[int]] = [[] for _ in game.zone_slots]
         self.zones[game.home_zone] = list(range(game.num_cards))
         self.vars: dict[str, object] = {}
@@ -65,26 +59,15 @@ class State:
         self.dirty = True  # variables changed since the match-end condition was last checked
         # choice in progress: (action, chosen so far, low, high)
         self.selecting: tuple[ir.Action, int, int, int] | None = None
-        # effects in progress: frames [stmts, index, env, loop_players or None]
+        # effects in progress: frames [stmts, index, env, loop: (var, players still to visit) or None]
         self.frames: list[list] = []
         self.pending: list[tuple[int, int]] = []  # draws (from zone, to zone) awaiting chance
         # per finished deal: {"points": change of each player's int match variables, "vars": deal int variables}
         self.deal_log: list[dict] = []
-        ev = game.compile
-        for v in g.vars:
-            if v.scope == "match":
-                self._init_var(v)
-        if game.dealer_by_chance:
-            # `first dealer random`: the match opens with a chance node whose outcomes are the seats.  The deal
-            # variables get their initial values now (the deal sets them again) so that this node can be observed.
-            for v in g.vars:
-                if v.scope == "deal":
-                    self._init_var(v)
-            self.pending.append((DEALER_DRAW, DEALER_DRAW))
-            return
-        self.dealer = ev(g.match.first_dealer)(self, {})
-        self._start_deal()
-        self._settle()
+        self._deal_start_returns: dict = {}
+        self._start_match()
+        if not self.pending:
+            self._settle()
 
     # -- OpenSpiel-shaped API -------------------------------------------------------------
     def current_player(self) -> int:
@@ -140,9 +123,7 @@ class State:
                                              f"(the first dealer is being chosen)")
                 self.history.append(action)
                 self.log.append((CHANCE, action, True))
-                self.pending.pop(0)
-                self.dealer = action
-                self._start_deal()
+                self._resolve_dealer(action)
                 self._settle()
                 return
             if action not in self.zones[src]:
@@ -150,9 +131,7 @@ class State:
                                          f"{self.game.zone_slots[src].label} ({self._where()})")
             self.history.append(action)
             self.log.append((CHANCE, action, False))
-            self.pending.pop(0)
-            self.zones[src].remove(action)
-            self.zones[dst].append(action)
+            self._resolve_draw(action)
             self._settle()
             return
         legal = self._legal()
@@ -206,9 +185,7 @@ class State:
         new.revealed = set(self.revealed)
         new.tricks_won = list(self.tricks_won)
         new.trick_cards = list(self.trick_cards)
-        # a frame's loop state (var, players still to visit) is consumed in place: copy it too
-        new.frames = [[f[0], f[1], f[2], None if f[3] is None else (f[3][0], list(f[3][1]))]
-                      for f in self.frames]
+        new.frames = [list(f) for f in self.frames]   # a frame's index advances in place
         new.pending = list(self.pending)
         new.deal_log = list(self.deal_log)
         return new
@@ -226,64 +203,144 @@ class State:
         from .observe import full_string
         return full_string(self)
 
-    # -- internals: legality ----------------------------------------------------------------
-    def _legal(self) -> dict[int, tuple]:
-        """Map legal action id -> how to apply it."""
-        g = self.game
-        out: dict[int, tuple] = {}
-        ph = g.phases[self.phase]
-        ev = g.compile
-        if self.selecting is not None:
-            act, k, lo, hi = self.selecting
-            src = ev.zone(act.param.zone)(self, {})
-            if k < hi:
-                for c in self.zones[src]:
-                    out[c] = ("choose", act)
-            if k >= lo:
-                out[g.done_action] = ("done", act)
-            return out
-        if ph.kind == "trick":
-            for c in self._playable_cards(ph.trick):
-                out[c] = ("play", None)
-        for act in ph.actions:
-            p = act.param
-            guard = ev(act.guard)
-            if p is None:
-                if guard(self, {}):
-                    out[g.slot_index[(act.name, None)]] = ("named", act, None)
-            elif p.kind == "domain":
-                for i in range(self._domain_size(p.type)):
-                    if guard(self, {p.name: i}):
-                        out[g.slot_index[(act.name, i)]] = ("named", act, i)
-            elif p.kind == "card":
-                zi = ev.zone(p.zone)(self, {})
-                for c in self.zones[zi]:
-                    if guard(self, {p.name: c}):
-                        out[c] = ("card", act)
-            else:  # choose
-                lo = ev(p.low)(self, {})
-                hi = min(ev(p.high)(self, {}), len(self.zones[ev.zone(p.zone)(self, {})]))
-                if hi < max(lo, 1) and lo > 0:
-                    continue
-                if not guard(self, {p.name: 0}):
-                    continue
-                if hi >= 1:
-                    for c in self.zones[ev.zone(p.zone)(self, {})]:
-                        out[c] = ("choose", act)
-                if lo <= 0:
-                    out[g.done_action] = ("done", act)
-        return out
+    # -- the machine's concrete domain: values ----------------------------------------------------------
+    def test(self, e: ir.Expr, env: dict) -> bool:
+        return self.game.compile(e)(self, env)
 
-    def _domain_size(self, t: ir.Type) -> int:
-        if t.kind == "suit":
-            return len(self.game.deck.suits)
-        if t.kind == "player":
-            return self.game.players
-        for e in self.game.ir.enums:
-            if e.name == t.enum:
-                return len(e.values)
-        return 0
+    def ev(self, e: ir.Expr, env: dict):
+        return self.game.compile(e)(self, env)
 
+    def ev_int(self, e: ir.Expr, env: dict, what: str = "", cap: int | None = None) -> int:
+        return self.game.compile(e)(self, env)
+
+    def ev_player(self, e: ir.Expr, env: dict) -> int:
+        return self.game.compile(e)(self, env)
+
+    def combine(self, op: str, old, value):
+        return old + value if op == "+=" else old - value
+
+    def out_of_range(self, var: ir.Var, value, op: str) -> bool:
+        return not var.type.low <= value <= var.type.high
+
+    def read(self, var: ir.Var, i: int | None):
+        return self.vars[var.name] if i is None else self.vars[var.name][i]
+
+    def write(self, var: ir.Var, i: int | None, value, op: str, operand) -> None:
+        if i is None:
+            self.vars[var.name] = value
+        else:
+            self.vars[var.name][i] = value
+
+    def init_var(self, v: ir.Var) -> None:
+        val = self.game.compile(v.init)(self, _NO_ENV)
+        if v.per == "player":
+            self.vars[v.name] = [val] * self.game.players
+        elif v.per == "side":
+            self.vars[v.name] = [val] * max(1, len(self.game.ir.sides))
+        else:
+            self.vars[v.name] = val
+
+    # -- the machine's concrete domain: zones -------------------------------------------------------------
+    def cards(self, slot: int) -> list[int]:
+        return self.zones[slot]
+
+    def size(self, slot: int) -> int:
+        return len(self.zones[slot])
+
+    def short(self, slot: int, n: int) -> str | None:
+        have = len(self.zones[slot]) - sum(1 for a, _ in self.pending if a == slot)
+        return None if n <= have else str(have)
+
+    def move_card(self, card: int, src: int, dst: int) -> None:
+        self.zones[src].remove(card)
+        self.zones[dst].append(card)
+
+    def move_all(self, src: int, dst: int) -> None:
+        if src != dst:
+            self.zones[dst].extend(self.zones[src])
+            self.zones[src].clear()
+
+    def gather(self, dst: int) -> None:
+        for i, z in enumerate(self.zones):
+            if i != dst:
+                self.zones[dst].extend(z)
+                z.clear()
+        self.zones[dst].sort()
+
+    def draw_visible(self, src: int, dst: int) -> None:
+        self.zones[dst].append(self.zones[src].pop())
+
+    def reveal(self, slot: int) -> None:
+        self.revealed.add(slot)
+
+    # -- the machine's concrete domain: tricks and deals -----------------------------------------------------
+    def playable(self, trick: ir.Trick) -> list[int]:
+        return self._playable_cards(trick)
+
+    def trick_winner(self, trick: ir.Trick) -> int:
+        return self._trick_winner(self._trump(trick))
+
+    def add_trick(self, winner: int) -> None:
+        self.tricks_won[winner] += 1
+
+    def tricks_total(self) -> int:
+        return sum(self.tricks_won)
+
+    def reset_deal(self) -> None:
+        self.tricks_won = [0] * self.game.players
+        self.revealed = set()
+        self._deal_start_returns = self._match_var_snapshot()
+
+    def count_deal(self) -> None:
+        self.deal_number += 1
+
+    def log_deal(self, complete: bool) -> None:
+        if not self.deal_open:
+            return
+        self.deal_open = False
+        before = self._deal_start_returns
+        gains = {v.name: [a - b for a, b in zip(self.vars[v.name], before[v.name])] for v in self.game.ir.vars
+                 if v.scope == "match" and v.per is not None and v.type.kind == "int"}
+        self.deal_log.append({"points": self._deal_gain(), "complete": complete, "tricks": list(self.tricks_won),
+                              "gains": gains,
+                              "vars": {v.name: self.vars[v.name] for v in self.game.ir.vars
+                                       if v.scope == "deal" and v.per is None and v.type.kind == "int"}})
+
+    def _match_var_snapshot(self):
+        return {v.name: (list(self.vars[v.name]) if isinstance(self.vars[v.name], list) else self.vars[v.name])
+                for v in self.game.ir.vars if v.scope == "match"}
+
+    def _deal_gain(self) -> list[int]:
+        """The change of every per-player int match variable in this deal, summed (the deal's points)."""
+        before = self._deal_start_returns
+        gain = [0] * self.game.players
+        for v in self.game.ir.vars:
+            if v.scope == "match" and v.per == "player" and v.type.kind == "int":
+                for p in range(self.game.players):
+                    gain[p] += self.vars[v.name][p] - before[v.name][p]
+        return gain
+
+    # -- running effects -----------------------------------------------------------------------------------
+    def _settle(self) -> None:
+        """Run effects until a chance node, a decision or the end of the match."""
+        steps = 0
+        while True:
+            if self.dirty:
+                self._check_end()
+                if self.terminal:
+                    return
+            if self.pending:
+                return
+            if not self.frames:
+                self._settle_actor()
+                return
+            steps += 1
+            if steps > MAX_AUTO_STEPS:
+                raise RuleError(f"effects ran {MAX_AUTO_STEPS} steps without a decision: a loop of automatic "
+                                f"phases? (phase '{self.phase}')")
+            self._run_frame()
+
+    # -- card-level rules (exact in this domain) ----------------------------------------------------------------
     def _trump(self, trick: ir.Trick) -> int:
         return self.game.trick_plan(trick).trump(self, _NO_ENV)
 
@@ -352,359 +409,6 @@ class State:
             if winning:
                 cands = winning
         return cands
-
-    # -- internals: applying actions ------------------------------------------------------------
-    def _apply(self, action: int, how: tuple) -> None:
-        g = self.game
-        ev = g.compile
-        kind = how[0]
-        if kind == "play":
-            self._play_card(action)
-            return
-        if kind == "named":
-            _, act, value = how
-            env = {} if act.param is None else {act.param.name: value}
-            self._push(act.body, env)
-            return
-        if kind == "card":
-            act = how[1]
-            self._push(act.body, {act.param.name: action})
-            return
-        if kind == "choose":
-            act = how[1]
-            p = act.param
-            if self.selecting is None:
-                lo = ev(p.low)(self, {})
-                hi = min(ev(p.high)(self, {}), len(self.zones[ev.zone(p.zone)(self, {})]))
-                self.selecting = (act, 0, lo, hi)
-            _, k, lo, hi = self.selecting
-            src = ev.zone(p.zone)(self, {})
-            dst = ev.zone(p.dest)(self, {})
-            self.zones[src].remove(action)
-            self.zones[dst].append(action)
-            k += 1
-            self.selecting = (act, k, lo, hi)
-            if k >= hi:
-                self.selecting = None
-                self._push(act.body, {p.name: k})
-            return
-        if kind == "done":
-            act = how[1]
-            k = self.selecting[1] if self.selecting is not None else 0
-            self.selecting = None
-            self._push(act.body, {act.param.name: k})
-            return
-        raise AssertionError(kind)  # pragma: no cover
-
-    def _play_card(self, card: int) -> None:
-        g = self.game
-        ph = g.phases[self.phase]
-        trick = ph.trick
-        p = self.to_play
-        self.zones[g.hand_base + p].remove(card)
-        self.zones[g.trick_zone].append(card)
-        self.trick_cards.append((p, card))
-        skip = self._skipped(trick)
-        if len(self.trick_cards) < len(self._active_players(trick, skip)):
-            self.to_play = self._next_active(p, trick, skip)
-            self.actor = self.to_play
-            return
-        winner = self._trick_winner(self._trump(trick))
-        self.tricks_won[winner] += 1
-        taken = self.zones[g.taken_base + winner]
-        taken.extend(self.zones[g.trick_zone])
-        self.zones[g.trick_zone].clear()
-        self.trick_cards = []
-        self.last_winner = winner
-        count = g.trick_plan(trick).count(self, _NO_ENV)
-        # What follows the trick runs after the `after trick` block (pushed last, so it runs first).
-        self._push(trick.then if self.trick_number >= count else (_NEXT_TRICK,), {})
-        if trick.after:
-            self._push(trick.after, {})
-
-    def _next_trick(self) -> None:
-        """The winner of the trick just played leads the next one."""
-        self.trick_number += 1
-        self.trick_leader = self.last_winner
-        self.to_play = self.last_winner
-        self.actor = self.last_winner
-
-    def _skipped(self, trick: ir.Trick) -> set[int]:
-        """The players who sit out of the tricks (``skip A, B``; ``none`` skips nobody)."""
-        return {f(self, _NO_ENV) for f in self.game.trick_plan(trick).skips}
-
-    def _active_players(self, trick: ir.Trick, skip: set[int] | None = None) -> list[int]:
-        if skip is None:
-            skip = self._skipped(trick)
-        active = [p for p in range(self.game.players) if p not in skip]
-        if not active:
-            raise RuleError("every player sits out of the tricks ('skip')", trick.span)
-        return active
-
-    def _next_active(self, p: int, trick: ir.Trick, skip: set[int] | None = None) -> int:
-        if skip is None:
-            skip = self._skipped(trick)
-        n = self.game.players
-        q = (p + 1) % n
-        while q in skip:
-            if q == p:
-                raise RuleError("every player sits out of the tricks ('skip')", trick.span)
-            q = (q + 1) % n
-        return q
-
-    # -- internals: the effect machine -------------------------------------------------------------
-    def _push(self, body: tuple[ir.Stmt, ...], env: dict) -> None:
-        self.frames.append([body, 0, env, None])
-
-    def _enter_phase(self, name: str) -> None:
-        g = self.game
-        ph = g.phases[name]
-        self.phase = name
-        self.selecting = None
-        if ph.kind == "auto":
-            self._push(ph.body, {})
-        elif ph.kind == "choice":
-            self.actor = g.compile(ph.actor)(self, {})
-        else:
-            trick = ph.trick
-            self.trick_number = 1
-            self.trick_cards = []
-            leader = g.compile(trick.leader)(self, {})
-            if leader in self._skipped(trick):
-                leader = self._next_active(leader, trick)
-            self.trick_leader = leader
-            self.to_play = leader
-            self.actor = leader
-
-    def _settle(self) -> None:
-        """Run effects until a chance node, a decision or the end of the match."""
-        g = self.game
-        steps = 0
-        while True:
-            if self.dirty:
-                self.dirty = False
-                if self._match_over():
-                    return
-            if self.pending:
-                return
-            if not self.frames:
-                if self.phase is not None and g.phases[self.phase].kind == "choice":
-                    self.actor = g.compile(g.phases[self.phase].actor)(self, {})
-                return
-            steps += 1
-            if steps > MAX_AUTO_STEPS:
-                raise RuleError(f"effects ran {MAX_AUTO_STEPS} steps without a decision: a loop of automatic "
-                                f"phases? (phase '{self.phase}')")
-            frame = self.frames[-1]
-            body, i, env, loop = frame
-            if i >= len(body):
-                if loop is not None and loop:
-                    # next iteration of a `for p in players` loop
-                    frame[2] = dict(env)
-                    frame[2][loop[0]] = loop[1].pop(0)
-                    frame[1] = 0
-                    frame[3] = loop if loop[1] else None
-                    continue
-                self.frames.pop()
-                continue
-            frame[1] = i + 1
-            self._exec(body[i], env)
-
-    def _match_over(self) -> bool:
-        if self.terminal:
-            return True
-        if self.game.compile(self.game.ir.match.ends_when)(self, {}):
-            # the match ended during a deal (e.g. a king scored the last point), or by the deal's scoring
-            # once its tricks were all played: only the first is an incomplete deal
-            self._log_deal(complete=self._tricks_all_played())
-            self.terminal = True
-            self.frames.clear()
-            self.pending.clear()
-            self.phase = None
-            self.actor = TERMINAL
-            return True
-        return False
-
-    def _tricks_all_played(self) -> bool:
-        """Whether the deal is in a trick phase whose last trick has been taken."""
-        ph = self.game.phases.get(self.phase) if self.phase is not None else None
-        if ph is None or ph.kind != "trick" or self.trick_cards:
-            return False
-        return sum(self.tricks_won) >= self.game.compile(ph.trick.count)(self, {})
-
-    def _exec(self, s: ir.Stmt, env: dict) -> None:  # noqa: C901 - one case per statement type
-        g = self.game
-        ev = g.compile
-        if isinstance(s, ir.Assign):
-            self._assign(s, env)
-            self.dirty = True
-        elif isinstance(s, ir.Move):
-            src = ev.zone(s.source)(self, env)
-            dst = ev.zone(s.dest)(self, env)
-            if s.count is None:
-                self.zones[dst].extend(self.zones[src])
-                self.zones[src].clear()
-                return
-            n = ev(s.count)(self, env)
-            if n < 0:
-                raise RuleError(f"cannot move {n} cards", s.span)
-            have = len(self.zones[src]) - sum(1 for a, _ in self.pending if a == src)
-            if n > have:
-                raise RuleError(f"a draw of {n} cards finds only {have} in "
-                                f"{g.zone_slots[src].label}", s.span)
-            self._draw(src, [dst] * n)
-        elif isinstance(s, ir.Deal):
-            src = ev.zone(s.source)(self, env)
-            start = ev(s.starting)(self, env)
-            base = g.zone_base[s.dest]
-            dests = []
-            for pk in s.packets:
-                k = ev(pk)(self, env)
-                for j in range(g.players):
-                    dests.extend([base + (start + j) % g.players] * k)
-            if len(dests) > len(self.zones[src]):
-                raise RuleError(f"the deal needs {len(dests)} cards and {g.zone_slots[src].label} holds "
-                                f"{len(self.zones[src])}", s.span)
-            self._draw(src, dests)
-        elif isinstance(s, ir.Shuffle):
-            # Draws from a hidden zone are uniform chance events, so a shuffle needs no other effect.
-            pass
-        elif isinstance(s, ir.Gather):
-            dst = ev.zone(s.zone)(self, env)
-            for i, z in enumerate(self.zones):
-                if i != dst:
-                    self.zones[dst].extend(z)
-                    z.clear()
-            self.zones[dst].sort()
-        elif isinstance(s, ir.Reveal):
-            self.revealed.add(ev.zone(s.zone)(self, env))
-        elif isinstance(s, ir.If):
-            for cond, body in s.branches:
-                if ev(cond)(self, env):
-                    self.frames.append([body, 0, env, None])
-                    return
-            if s.orelse:
-                self.frames.append([s.orelse, 0, env, None])
-        elif isinstance(s, ir.For):
-            order = list(range(g.players))
-            inner = dict(env)
-            inner[s.var] = order.pop(0)
-            self.frames.append([s.body, 0, inner, (s.var, order) if order else None])
-        elif isinstance(s, ir.Goto):
-            self.frames.clear()
-            self._enter_phase(s.phase)
-        elif isinstance(s, ir.EndDeal):
-            self.frames.clear()
-            self._end_deal()
-        elif isinstance(s, _NextTrick):
-            self._next_trick()
-        elif isinstance(s, ir.Score):
-            rows = [row for row in g.tables[s.table].rows if ev(row.guard)(self, env)]
-            if self.on_score is not None:
-                self.on_score(s.table, [row.name for row in rows])
-            # every matching row fires, in table order (the verifier reports overlapping rows)
-            for row in reversed(rows):
-                self.frames.append([row.body, 0, env, None])
-        else:  # pragma: no cover
-            raise AssertionError(type(s))
-
-    def _draw(self, src: int, dests: list[int]) -> None:
-        if not dests:
-            return
-        if self.game.hidden_zone[src]:
-            self.pending.extend((src, d) for d in dests)
-            return
-        for d in dests:
-            card = self.zones[src].pop()
-            self.zones[d].append(card)
-
-    def _assign(self, s: ir.Assign, env: dict) -> None:
-        ev = self.game.compile
-        value = ev(s.value)(self, env)
-        if s.index is not None:
-            arr = self.vars[s.var]
-            i = ev(s.index)(self, env)
-            if not 0 <= i < len(arr):
-                raise RuleError(f"index {i} out of range for '{s.var}'", s.span)
-            old = arr[i]
-        else:
-            old = self.vars[s.var]
-        if s.op == "+=":
-            value = old + value
-        elif s.op == "-=":
-            value = old - value
-        t = self._var_type(s.var)
-        if t.kind == "int" and t.low is not None and not t.low <= value <= t.high:
-            raise RuleError(f"'{s.var}' would become {value}, outside its range {t.low}..{t.high}", s.span)
-        if s.index is not None:
-            self.vars[s.var][i] = value
-        else:
-            self.vars[s.var] = value
-
-    def _var_type(self, name: str) -> ir.Type:
-        for v in self.game.ir.vars:
-            if v.name == name:
-                return v.type
-        raise KeyError(name)  # pragma: no cover
-
-    def _init_var(self, v: ir.Var) -> None:
-        val = self.game.compile(v.init)(self, {})
-        if v.per == "player":
-            self.vars[v.name] = [val] * self.game.players
-        elif v.per == "side":
-            self.vars[v.name] = [val] * max(1, len(self.game.ir.sides))
-        else:
-            self.vars[v.name] = val
-
-    def _start_deal(self) -> None:
-        g = self.game
-        for v in g.ir.vars:
-            if v.scope == "deal":
-                self._init_var(v)
-        self.tricks_won = [0] * g.players
-        self.trick_cards = []
-        self.trick_number = 0
-        self.trick_leader = -1
-        self.last_winner = -1
-        self.revealed = set()
-        self._deal_start_returns = self._match_var_snapshot()
-        self.deal_open = True
-        self._enter_phase(g.ir.match.start)
-
-    def _match_var_snapshot(self):
-        return {v.name: (list(self.vars[v.name]) if isinstance(self.vars[v.name], list) else self.vars[v.name])
-                for v in self.game.ir.vars if v.scope == "match"}
-
-    def _end_deal(self) -> None:
-        g = self.game
-        self.deal_number += 1
-        self._log_deal(complete=True)
-        if self._match_over():
-            return
-        self.dealer = g.compile(g.ir.match.next_dealer)(self, {})
-        self._start_deal()
-
-    def _log_deal(self, complete: bool) -> None:
-        if not self.deal_open:
-            return
-        self.deal_open = False
-        before = self._deal_start_returns
-        gains = {v.name: [a - b for a, b in zip(self.vars[v.name], before[v.name])] for v in self.game.ir.vars
-                 if v.scope == "match" and v.per is not None and v.type.kind == "int"}
-        self.deal_log.append({"points": self._deal_gain(), "complete": complete, "tricks": list(self.tricks_won),
-                              "gains": gains,
-                              "vars": {v.name: self.vars[v.name] for v in self.game.ir.vars
-                                       if v.scope == "deal" and v.per is None and v.type.kind == "int"}})
-
-    def _deal_gain(self) -> list[int]:
-        """The change of every per-player int match variable in this deal, summed (the deal's points)."""
-        before = self._deal_start_returns
-        gain = [0] * self.game.players
-        for v in self.game.ir.vars:
-            if v.scope == "match" and v.per == "player" and v.type.kind == "int":
-                for p in range(self.game.players):
-                    gain[p] += self.vars[v.name][p] - before[v.name][p]
-        return gain
 
     def _where(self) -> str:
         return f"phase '{self.phase}', deal {self.deal_number + 1}, after {len(self.history)} actions"

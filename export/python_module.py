@@ -130,7 +130,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             return e.name in ("dealer", "eldest")
         if isinstance(e, ir.Call):
             if e.fn in ("left", "right", "seat"):
-                return True
+                return True   # left and right raise a rule error unless their argument is a seat
             if e.fn == "partner":
                 return self.is_seat(e.args[0], env)
             return False
@@ -236,16 +236,12 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             return f"_rank({a0})"
         if fn == "card":
             return f"_card({a0}, {args[1]})"
-        if fn == "left":
-            return f"(({a0} + 1) % {N})"
-        if fn == "right":
-            return f"(({a0} - 1) % {N})"
-        if fn == "partner":
-            return f"PARTNER[{a0}]"
-        if fn == "side":
-            return f"SIDE_OF[{a0}]"
-        if fn == "tricks":
-            return f"s.tw[{a0}]"
+        if fn in ("left", "right", "partner", "side", "tricks"):
+            # a function of a player: none (or no seat) is a rule error, as in the engine
+            p = a0 if self.is_seat(e.args[0], env) else \
+                f"_pl({a0}, {py_str(self.where(e, braces=False) + fn + '() of none, not a player')})"
+            return {"left": f"(({p} + 1) % {N})", "right": f"(({p} - 1) % {N})", "partner": f"PARTNER[{p}]",
+                    "side": f"SIDE_OF[{p}]", "tricks": f"s.tw[{p}]"}[fn]
         if fn == "played":
             return f"_played(s, {a0})"
         if fn == "abs":
@@ -320,7 +316,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             if s.count is None:
                 a, b = self.fresh("_zs"), self.fresh("_zd")
                 lines.append(f"{ind}{a} = s.z[{src}]; {b} = s.z[{dst}]")
-                lines.append(f"{ind}{b}.extend({a}); {a}.clear()")
+                lines.append(f"{ind}if {a} is not {b}:")
+                lines.append(f"{ind}    {b}.extend({a}); {a}.clear()")
                 return at
             n, si, di = self.fresh("_n"), self.fresh("_si"), self.fresh("_di")
             lines.append(f"{ind}{n} = {self.x(s.count, env)}; {si} = {src}; {di} = {dst}")
@@ -347,12 +344,18 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             base = self.E.zone_base[s.dest]
             st, si, d = self.fresh("_st"), self.fresh("_si"), self.fresh("_d")
             lines.append(f"{ind}{si} = {src}; {st} = {self.x(s.starting, env)}")
+            lines.append(f"{ind}_seat({st}, {py_str(self.where(s) + 'the deal starts at {}, not a player')})")
             if all(isinstance(p, ir.Const) for p in s.packets):
                 offs = [j for p in s.packets for j in range(N) for _ in range(int(p.value))]
                 lines.append(f"{ind}{d} = [{base} + ({st} + o) % {N} for o in {tuple(offs)!r}]")
             else:
                 ks = ", ".join(self.x(p, env) for p in s.packets)
-                lines.append(f"{ind}{d} = [{base} + ({st} + j) % {N} for k in ({ks},) for j in range({N}) "
+                kk = self.fresh("_k")
+                lines.append(f"{ind}{kk} = ({ks},)")
+                lines.append(f"{ind}if min({kk}) < 0:")
+                msg = py_str(self.where(s) + "a packet of {} cards")
+                lines.append(f"{ind}    raise RuleError({msg}.format(min({kk})))")
+                lines.append(f"{ind}{d} = [{base} + ({st} + j) % {N} for k in {kk} for j in range({N}) "
                              f"for _ in range(k)]")
             lines.append(f"{ind}if len({d}) > len(s.z[{si}]):")
             msg = py_str(self.where(s) + "the deal needs {} cards and {} holds {}")
@@ -523,18 +526,20 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 entry = self.body(ph.body, {})
                 out.append(f"    return {entry}")
             elif ph.kind == "choice":
-                out.append(f"    s.actor = {self.x(ph.actor, {})}")
+                out.append(f"    s.actor = _actor_{k}(s)")
                 out.append("    return -1")
             else:
                 t = ph.trick
                 out += ["    s.trick_number = 1", "    s.tc = []",
-                        f"    _l = {self.x(t.leader, {})}",
+                        f"    _l = _seat({self.x(t.leader, {})}, "
+                        f"{py_str(self.where(t.leader) + 'the trick' + chr(39) + 's leader is {}, not a player')})",
                         f"    if _l in _skipped_{k}(s):",
                         f"        _l = _next_active_{k}(s, _l)",
                         "    s.trick_leader = _l", "    s.actor = _l", "    return -1"]
             self.funcs.append("\n".join(out))
             if ph.kind == "choice":
-                self.funcs.append(f"def _actor_{k}(s):\n    return {self.x(ph.actor, {})}")
+                msg = py_str(self.where(ph.actor) + f"the actor of phase '{ph.name}' is {{}}, not a player")
+                self.funcs.append(f"def _actor_{k}(s):\n    return _seat({self.x(ph.actor, {})}, {msg})")
                 self.choice_phase(k, ph)
             elif ph.kind == "trick":
                 self.trick_phase(k, ph)
@@ -841,11 +846,13 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             "    s.deal_number += 1",
             f"    if {self.ends()}:",
             "        return _finish(s)",
-            f"    s.dealer = {self.x(m.next_dealer, {})}",
+            f"    s.dealer = _seat({self.x(m.next_dealer, {})}, "
+            f"{py_str(self.where(m.next_dealer) + 'the next dealer is {}, not a player')})",
             "    return _start_deal(s)",
             "",
             "def _first_dealer(s):",
-            f"    return {self.x(m.first_dealer, {})}",
+            f"    return _seat({self.x(m.first_dealer, {})}, "
+            f"{py_str(self.where(m.first_dealer) + 'the first dealer is {}, not a player')})",
             "",
             "def _ends(s):",
             f"    return {self.ends()}",
@@ -1027,6 +1034,19 @@ def _rank(c):
 
 def _card(r, s_):
     return -1 if r < 0 or s_ < 0 else s_ * NRANKS + (NRANKS - 1 - r)
+
+
+def _seat(p, msg):
+    """``p`` if it is a seat; otherwise the rules asked for a player and got none: a rule error."""
+    if not 0 <= p < NUM_PLAYERS:
+        raise RuleError(msg.format('none' if p < 0 else p))
+    return p
+
+
+def _pl(p, msg):
+    if not 0 <= p < NUM_PLAYERS:
+        raise RuleError(msg)
+    return p
 
 
 def _next_player(p, cond, msg):

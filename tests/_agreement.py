@@ -3,14 +3,39 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import shutil
+import subprocess
 import sys
 from pathlib import Path
+
+import pydot
+import pytest
 
 from atout.engine import load
 from atout.export import render
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((ROOT / "rules").glob("*.atout"))
+
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
+                               reason="Graphviz's dot is not installed (apt-get install graphviz renders diagrams)")
+
+
+def parse_dot(text: str):
+    """The DOT text parsed by pydot (pure Python): exactly one graph, with nodes and edges."""
+    graphs = pydot.graph_from_dot_data(text)
+    assert graphs is not None and len(graphs) == 1, "not one DOT graph"
+    g = graphs[0]
+    assert g.get_nodes() and g.get_edges(), "a DOT graph without nodes or edges"
+    return g
+
+
+def render_svg(path: Path) -> str:
+    """Graphviz's rendering of a DOT file (the test using it is marked ``needs_dot``)."""
+    run = subprocess.run([shutil.which("dot"), "-Tsvg", str(path)], capture_output=True, text=True)
+    assert run.returncode == 0 and "<svg" in run.stdout, run.stderr
+    return run.stdout
 
 
 def load_module(path: Path, name: str):

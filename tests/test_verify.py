@@ -26,10 +26,9 @@ import z3
 
 from atout.compiler import compile_file, ir
 from atout.engine import Game
-from atout.verify.absint import ANON, Abstraction, Work
-from atout.verify.checker import Verifier
+from atout.verify.alpha import Coverage, alpha
+from atout.verify.checker import Budget, Spec, Verifier
 from atout.verify.cli import verify_game
-from atout.verify.explore import Explorer
 from atout.verify import smt
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -44,7 +43,7 @@ def ecarte_game():
 
 @pytest.fixture(scope="module")
 def ecarte_results(ecarte_game):
-    results, findings = verify_game(ecarte_game, timeout=120)
+    results, findings = verify_game(ecarte_game)
     return {r.name: r for r in results}, findings
 
 
@@ -120,7 +119,7 @@ def test_finding_draw_back_own_discard(ecarte_game, ecarte_results):
 
 def test_classic_exchange_terminates_by_ranking_function():
     game = Game(compile_file(CLASSIC))
-    results, _ = verify_game(game, names=["exchange_terminates", "reshuffle_conserves_cards"], timeout=120)
+    results, _ = verify_game(game, names=["exchange_terminates", "reshuffle_conserves_cards"])
     r = {x.name: x for x in results}
     assert r["exchange_terminates"].verdict == "proved"
     assert "ranking function" in r["exchange_terminates"].method and "size(stock)" in r["exchange_terminates"].method
@@ -128,47 +127,23 @@ def test_classic_exchange_terminates_by_ranking_function():
 
 def test_no_proof_from_bounded_evidence(ecarte_game):
     """With a budget too small to finish the exploration, nothing may be proved."""
-    results, _ = verify_game(ecarte_game, timeout=0.05)
+    results, _ = verify_game(ecarte_game, timeout=0.01)
     assert results and all(r.verdict != "proved" or r.name == "everything_reachable" and "witness" in r.method
                            for r in results)
     assert any(r.verdict == "unknown" for r in results)
 
 
 # -- the abstraction is sound: every concrete decision state maps into the explored abstract graph ----------
-def _alpha(A: Abstraction, st) -> Work:
-    """The abstract state of a concrete engine state at a decision (no tracked cards)."""
-    g = st.game
-    ph = g.phases[st.phase]
-    sizes = [len(z) for z in st.zones]
-    vars_ = {}
-    for v in g.ir.vars:
-        val = st.vars[v.name]
-        if v.scope == "match":
-            top = A._top_of(v.type)
-            vars_[v.name] = [top] * len(val) if isinstance(val, list) else top
-        else:
-            vars_[v.name] = [A._widen(v.name, x) for x in val] if isinstance(val, list) else A._widen(v.name, val)
-    if ph.kind == "trick":
-        trick = (st.trick_number, tuple((p, ANON) for p, _ in st.trick_cards), st.to_play, st.trick_leader,
-                 tuple(st.tricks_won), st.last_winner)
-    else:
-        trick = (0, (), -1, -1, tuple(st.tricks_won), -1)
-    sel = None
-    if st.selecting is not None:
-        act, k, lo, hi = st.selecting
-        sel = (act.name, k, lo, hi)
-    w = Work(st.phase, sel, sizes, [], vars_, st.dealer, trick, (), frozenset(st.revealed))
-    A.forget(w)
-    A.canonical_suits(w)
-    A.rotate(w)
-    return w
-
-
-def test_abstraction_contains_every_concrete_state(ecarte_game):
-    A = Abstraction(ecarte_game)
-    ex = Explorer(A).explore()
+@pytest.mark.parametrize("precise", [False, True])
+def test_abstraction_contains_every_concrete_state(ecarte_game, precise):
+    """Every decision state of 60 random matches is stood for by an explored node (the same forgetting and
+    relabelling applied to it), and every step between two decisions of a deal is one of its edges."""
+    V = Verifier(ecarte_game)
+    ex, A, err = V.exploration(Spec(precise=precise))
+    assert err is None
+    cov = Coverage(ex)
     rng = random.Random(3)
-    seen = 0
+    seen = steps = 0
     for _ in range(60):
         st = ecarte_game.new_initial_state()
         prev = None
@@ -176,17 +151,27 @@ def test_abstraction_contains_every_concrete_state(ecarte_game):
             if st.is_chance_node():
                 st.apply_action(rng.choice(st.chance_outcomes())[0])
                 continue
-            key = _alpha(A, st).key()
-            assert key in ex.states, f"concrete state not covered by the abstraction: {key}"
-            if prev is not None and prev[0] != key:
-                assert ex.graph.has_edge(prev[0], key) or prev[1], "a concrete step missing from the graph"
+            node = cov.find(alpha(A, st)[0])
+            assert node is not None, f"concrete state not covered by the abstraction: {alpha(A, st)[0]}"
+            if prev is not None:
+                assert ex.graph.has_edge(prev, node) or any(
+                    w[0] == "<deal start>" and ex.graph.has_edge(w, node) for w in ex.graph.successors(prev)), \
+                    "a concrete step missing from the graph"
+                steps += 1
             seen += 1
-            a = rng.choice(st.legal_actions())
-            deal = st.deal_number
-            st.apply_action(a)
-            # a step that ends a deal goes through the deal-start node, so only steps inside a deal are edges
-            prev = (key, st.deal_number != deal)
-    assert seen > 1000
+            st.apply_action(rng.choice(st.legal_actions()))
+            prev = node
+    assert seen > 1000 and steps > 900
+
+
+def test_a_starved_state_budget_proves_nothing_from_the_exploration(ecarte_game):
+    """With too few abstract states allowed, no verdict may rest on the unfinished exploration."""
+    results, _ = verify_game(ecarte_game, budget=Budget(max_states=50))
+    by = {r.name: r for r in results}
+    for name in ("three_point_cap", "exchange_can_end", "elder_can_stop_exchanges", "reshuffle_conserves_cards",
+                 "builtin:no_rule_error", "builtin:no_dead_end", "builtin:no_trap"):
+        assert by.get(name) is None or by[name].verdict == "unknown", (name, by[name].method)
+    assert any("max-states" in r.method for r in results)
 
 
 # -- the SMT encoding of scoring rows agrees with the engine --------------------------------------------

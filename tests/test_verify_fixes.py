@@ -10,8 +10,8 @@ from atout.compiler import compile_file
 from atout.engine import Game
 from atout.engine.evaluate import RuleError
 from atout.verify import smt
-from atout.verify.absint import Interval
-from atout.verify.checker import Verifier
+from atout.verify.values import Interval
+from atout.verify.checker import Spec, Verifier
 from atout.verify.properties import check_reachable
 from atout.compiler import ir
 
@@ -29,7 +29,7 @@ def test_a_path_whose_last_trick_ends_the_deal_replays():
     must read the trick's winner before that (it used to reject every such path unless the match ended)."""
     game = _game(ECARTE)
     V = Verifier(game, timeout=30)
-    ex, A, obs, err = V.exploration(precise=False)
+    ex, A, err = V.exploration(Spec(precise=False))
     # a deal end that does not end the match: the edge leads to the next deal's start
     ends = [(u, d) for u, v, d in ex.graph.edges(data=True)
             if d.get("end_gains") is not None and isinstance(v, tuple) and v[0] == "<deal start>"
@@ -49,14 +49,14 @@ def test_a_path_whose_last_trick_ends_the_deal_replays():
 def test_gains_that_a_move_repeats_are_widened_beyond_the_bound():
     """An announcement that can be repeated (its guard forgets that it was made) used to give infinitely
     many abstract states; the gains are now exact up to one more than the deal bound's constant (3)."""
-    from atout.verify.absint import _widen_gain
+    from atout.verify.values import widen_gain as _widen_gain
     assert _widen_gain(4, 4) == 4
     assert _widen_gain(5, 4) == Interval(5, None)
     assert _widen_gain(Interval(6, None), 4) == Interval(5, None)     # a fixpoint: repeating changes nothing
     assert _widen_gain(-5, 4) == Interval(None, -5)
     game = _game(os.path.join(BROKEN, "king_counted_twice.atout"))
     V = Verifier(game, timeout=60)
-    ex, A, obs, err = V.exploration(precise=True)
+    ex, A, err = V.exploration(Spec(precise=True))
     assert err is None and A.gain_threshold == 4
     values = {x for w in ex.states.values() for row in w.gains for x in row}
     assert {0, 1, 2, 3, 4, Interval(5, None)} <= values
@@ -64,7 +64,7 @@ def test_gains_that_a_move_repeats_are_widened_beyond_the_bound():
 
 
 def test_play_by_play_of_a_rule_error_ends_with_the_error():
-    """A counterexample to builtin:no_short_draw ends with the step that the engine refuses (a rule error);
+    """A counterexample to builtin:no_rule_error ends with the step that the engine refuses (a rule error);
     printing it used to raise that error and crash `atout verify`."""
     game = _game(os.path.join(BROKEN, "reshuffle_drops_discards.atout"))
     V = Verifier(game, timeout=30)
@@ -106,7 +106,7 @@ def test_outcomes_showing_a_gap_are_exactly_the_refused_deals_with_two_tricks_fo
     so no exchange took place) scores nothing (source §5)."""
     game = _game(os.path.join(BROKEN, "scoring_gap.atout"))
     V = Verifier(game, timeout=30)
-    ex, A, obs, err = V.exploration(precise=True)
+    ex, A, err = V.exploration(Spec(precise=True))
     table = game.ir.table("deal_score")
     outcomes = list(A.score_outcomes["deal_score"])
     gap = smt.outcomes_showing(game, table, outcomes, (), 5000)

@@ -1,71 +1,88 @@
-"""The checks every game gets without asking (issue: built-in checks).
+"""The checks every game gets without asking.
 
 Each is reported like a property, named ``builtin:...``:
 
-* ``builtin:conservation`` — every card is always in exactly one zone (z3: each card-moving
-  effect preserves the total; the engine only moves cards between zones);
-* ``builtin:no_short_draw`` — no draw finds too few cards (no rule error reachable);
+* ``builtin:conservation`` — every card is always in exactly one zone (z3: each card-moving effect
+  preserves the total; the engine only moves cards between zones);
+* ``builtin:no_rule_error`` — no reachable state raises a rule error: no variable leaves its declared range,
+  no bad index or player, no division by zero, no draw from too few cards, no effects looping without a
+  decision;
 * ``builtin:no_dead_end`` — no reachable non-final state without a legal action;
 * ``builtin:no_trap`` — from every reachable state a deal can still end (or the match);
 * ``builtin:reachable`` — every phase and action can be reached (else each is a finding);
-* ``builtin:guards`` — every guard and condition can hold, and can fail;
-* ``builtin:tables`` — every scoring table: no overlapping rows, no gap.
+* ``builtin:guards`` — every guard, condition and row can hold;
+* ``builtin:table:NAME`` — every scoring table: no overlapping rows, no gap.
 """
 from __future__ import annotations
-
-import networkx as nx
 
 from atout.compiler import ir
 
 from . import smt
-from .absint import ERROR, MATCH_OVER
-from .checker import Counterexample, Finding, Result, Verifier
+from .checker import Result, Spec, Verifier
 from .liveness import walk
-from .properties import _refute_error, _size_note, _table_result, _trace, check_reachable, coreachable
+from .properties import check_reachable, refute_error, size_note, stopped, table_result, trace
+from .reach import check_no_trap
 
 
-def builtin_checks(V: Verifier) -> list[Result]:
+def builtin_checks(V: Verifier, guard=lambda name, fn: fn()) -> list[Result]:
+    """Every built-in check; ``guard(name, thunk)`` runs each one (the caller turns a verifier failure into
+    an unknown verdict)."""
     out = []
-    ex, A, obs, err = V.exploration(precise=False)
+    spec = V.spec_for(ir.Property("builtin", "reachable"))
+    ex, A, err = V.exploration(spec)
     if ex is None:
-        return [Result("builtin:exploration", "builtin", "unknown", f"exploration stopped: {err}")]
-    note = _size_note(ex, A)
-    # conservation
+        return [stopped("builtin:exploration", "builtin", err)]
+    note = size_note(ex, A)
+    out.append(guard("builtin:conservation", lambda: _conservation(V)))
+    out.append(guard("builtin:no_rule_error", lambda: _rule_errors(V, ex, A, note)))
+    out.append(guard("builtin:no_dead_end", lambda: _dead_ends(V, ex, A, note)))
+    out.append(guard("builtin:no_trap", lambda: check_no_trap(V, ex, A, note)))
+    out.append(guard("builtin:reachable", lambda: _reachable(V)))
+    out.append(guard("builtin:guards", lambda: _guards(V, ex, A, note)))
+    for t in V.g.tables:
+        out.append(guard(f"builtin:table:{t.name}", lambda t=t: table_result(V, f"builtin:table:{t.name}",
+                                                                             "complete", t)))
+    return out
+
+
+def _conservation(V: Verifier) -> Result:
     try:
-        ok, n, where = smt.conservation(V.game, V.budget.left_ms(2.0))
-        out.append(Result("builtin:conservation", "invariant", "proved" if ok else "refuted",
-                          f"inductive invariant by SMT (z3): all {n} card-moving effects preserve the total of "
-                          f"{V.game.num_cards} cards; a card only moves from one zone to another" if ok else
-                          f"an effect changes the number of cards: {where}"))
+        ok, n, where = smt.conservation(V.game, V.budget.rlimit)
     except smt.SolverTimeout:
-        out.append(Result("builtin:conservation", "invariant", "unknown", "z3 timed out"))
-    # rule errors (a draw from too few cards)
-    if ex.errors:
-        src, msg = ex.errors[0]
-        r = _refute_error(V, ex, A, ir.Property("builtin:no_short_draw", "invariant"), src, msg)
-        r.kind = "invariant"
-        out.append(r)
-    else:
-        out.append(Result("builtin:no_short_draw", "invariant", "proved",
-                          f"exhaustive exploration ({note}): no draw finds too few cards"))
-    out.append(_dead_ends(V, ex, A, note))
-    out.append(_traps(V, ex, A, note))
+        return Result("builtin:conservation", "invariant", "unknown", "z3 reached its resource limit")
+    if ok:
+        return Result("builtin:conservation", "invariant", "proved",
+                      f"inductive invariant by SMT (z3): all {n} card-moving effects preserve the total of "
+                      f"{V.game.num_cards} cards; a card only moves from one zone to another")
+    return Result("builtin:conservation", "invariant", "refuted", f"an effect changes the number of cards: {where}")
+
+
+def _reachable(V: Verifier) -> Result:
     r = check_reachable(V, ir.Property("builtin:reachable", "reachable"))
     r.kind = "reachable"
-    out.append(r)
-    out.append(_guards(V, ex, A, note))
-    for t in V.g.tables:
-        r = _table_result(V, f"builtin:table:{t.name}", "complete", t)
-        out.append(r)
-    return out
+    return r
+
+
+def _rule_errors(V: Verifier, ex, A, note) -> Result:
+    name = "builtin:no_rule_error"
+    lemma_ok, lemma = V.range_lemma()
+    if ex.errors:
+        src, msg, move = ex.errors[0]
+        r = refute_error(V, ex, A, ir.Property(name, "invariant"), src, msg, move, kind="invariant")
+        if r.verdict == "unknown" and not lemma_ok:
+            r.method += f"; the ranges of the match variables are not proved ({lemma})"
+        return r
+    return Result(name, "invariant", "proved",
+                  f"exhaustive exploration ({note}): no reachable state raises a rule error (ranges, indices, "
+                  f"players, divisions, draws, effects without end); " + lemma)
 
 
 def _dead_ends(V, ex, A, note) -> Result:
     G = ex.graph
-    dead = [u for u in ex.states if G.out_degree(u) == 0]
+    dead = [u for u in ex.states if G.out_degree(u) == 0] + sorted(ex.maybe_dead, key=str)
     if not dead:
         return Result("builtin:no_dead_end", "can_end", "proved",
-                      f"exhaustive exploration ({note}): every reachable state has a move")
+                      f"exhaustive exploration ({note}): every reachable state has a legal action")
     found = V.path_to(ex, set(dead))
     if found is None:
         return Result("builtin:no_dead_end", "can_end", "unknown", "an abstract dead end with no path")
@@ -73,52 +90,31 @@ def _dead_ends(V, ex, A, note) -> Result:
     real = V.replay(A, ex, init, edges, lambda st: not st.is_terminal() and not st.is_chance_node()
                     and not st.legal_actions())
     if real is None:
-        return Result("builtin:no_dead_end", "can_end", "unknown",
-                      f"the abstraction has {len(dead)} states without a move (phase '{last[0]}') that the "
-                      f"engine could not reach")
-    return Result("builtin:no_dead_end", "can_end", "refuted",
-                  f"a reachable state in phase '{last[0]}' has no legal action",
-                  counterexample=_trace(V, real, note=f"dead end in phase '{last[0]}'"))
-
-
-def _traps(V, ex, A, note) -> Result:
-    G = ex.graph
-    ends = {MATCH_OVER}
-    for u, v, d in G.edges(data=True):
-        if d.get("end_gains") is not None:
-            ends.add(u)
-    co = coreachable(G, ends)
-    traps = [u for u in ex.states if u not in co and G.out_degree(u) > 0]
-    if not traps:
-        return Result("builtin:no_trap", "can_end", "proved",
-                      f"exhaustive exploration ({note}): from every reachable state a deal can still end")
-    found = V.path_to(ex, set(traps))
-    if found is None:
-        return Result("builtin:no_trap", "can_end", "unknown", "an abstract trap with no path")
-    init, edges, last = found
-    real = V.replay(A, ex, init, edges, lambda st: not st.is_terminal())
+        # the state may have no legal action only in some of the cases the abstraction cannot tell apart
+        from .playouts import search_matches
+        real = search_matches(V.game, lambda st: not st.is_terminal() and not st.is_chance_node()
+                              and not st.legal_actions(), V.budget.playouts)
     if real is None:
-        return Result("builtin:no_trap", "can_end", "unknown",
-                      f"{len(traps)} abstract states cannot reach the end of a deal; the engine could not reach them")
-    return Result("builtin:no_trap", "can_end", "refuted",
-                  f"from a reachable state in phase '{last[0]}' no deal end is reachable (a trap)",
-                  counterexample=_trace(V, real, note=f"trap in phase '{last[0]}'"))
+        return Result("builtin:no_dead_end", "can_end", "unknown",
+                      f"the abstraction has {len(dead)} states that may have no legal action (phase "
+                      f"'{last[0]}'), which neither a replay nor seeded engine matches reached")
+    return Result("builtin:no_dead_end", "can_end", "refuted",
+                  f"a reachable state in phase '{real.state.phase}' has no legal action",
+                  counterexample=trace(V, real, note=f"dead end in phase '{real.state.phase}'"))
 
 
 def _guards(V, ex, A, note) -> Result:
-    never_true, never_false = [], []
+    never_true = []
     for ph in V.g.phases:
         for a in ph.actions:
-            if not (isinstance(a.guard, ir.Const)) and id(a.guard) not in A.seen_true:
+            if not isinstance(a.guard, ir.Const) and id(a.guard) not in A.seen_true:
                 never_true.append(f"guard of action '{a.name}' ({a.span.path}:{a.span.line})")
         bodies = [a.body for a in ph.actions] + [ph.body] + ([ph.trick.then, ph.trick.after] if ph.trick else [])
         for b in bodies:
             for s in walk(b):
                 if isinstance(s, ir.If):
                     for cond, _ in s.branches:
-                        if isinstance(cond, ir.Const):
-                            continue
-                        if id(cond) not in A.seen_true and _phase_reached(ex, ph.name):
+                        if not isinstance(cond, ir.Const) and id(cond) not in A.seen_true:
                             never_true.append(f"condition at {s.span.path}:{s.span.line}")
     for t in V.g.tables:
         for r in t.rows:
@@ -129,7 +125,3 @@ def _guards(V, ex, A, note) -> Result:
                       f"exhaustive exploration ({note}): can never hold: " + "; ".join(never_true))
     return Result("builtin:guards", "reachable", "proved",
                   f"exhaustive exploration ({note}): every guard, condition and row can hold")
-
-
-def _phase_reached(ex, name) -> bool:
-    return any(k[0] == name for k in ex.states) or True

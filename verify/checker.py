@@ -1,29 +1,28 @@
 """Checking the properties of a rule file and the built-in checks; verdicts with evidence.
 
-:func:`verify_game` explores the abstraction (:mod:`.explore`) once per kind of
-precision needed, then decides each property:
+:class:`Verifier` plans one exploration of the abstraction (:mod:`.explore`) per kind of precision the
+properties need, and decides each property:
 
-* ``proved`` — with the method (exhaustive exploration of the over-approximating
-  abstraction and its size; an attractor; a ranking function found by z3; an
-  inductive invariant checked by z3; SMT over the reachable scoring outcomes);
-* ``refuted`` — only with a concrete counterexample replayed by the engine (or a
-  lasso whose cycle the engine replayed);
+* ``proved`` — with the method (exhaustive exploration of the over-approximating abstraction and its
+  size; an attractor; a ranking function found by z3; an inductive invariant checked by z3; SMT over the
+  reachable scoring outcomes);
+* ``refuted`` — only with a concrete counterexample replayed by the engine (or a lasso whose cycle the
+  engine replayed);
 * ``unknown`` — with what was tried.
+
+Budgets are units of work, never time (:class:`Budget`), so that the same file gets the same verdicts on
+any machine at any load; the wall-clock ``timeout`` is only a safety, and a verdict it cut says so.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from atout.compiler import ir
 
-from . import smt
-from .absint import ANON, ERROR, MATCH_OVER, Abstraction, Interval, Work
+from .absint import Abstraction
 from .concretize import realize
 from .explore import ExplorationLimit, Explorer
-from .liveness import subexprs
 
 
 @dataclass
@@ -81,17 +80,32 @@ class Finding:
 MAX_TRACKED = 8  # more named cards than this (e.g. whist's 16 honours) are not tracked: too many placements
 
 
+@dataclass
 class Budget:
-    def __init__(self, seconds: float):
-        self.t0 = time.perf_counter()
-        self.deadline = self.t0 + seconds
-        self.seconds = seconds
+    """What the verifier may spend, in units of work (the defaults suffice for every shipped game).
 
-    def left_ms(self, cap: float = 10.0) -> int:
-        return max(1, int(1000 * min(cap, self.deadline - time.perf_counter())))
+    ``max_states``: abstract states per exploration; ``rlimit``: z3's resource limit per query (its own
+    deterministic count of work); ``replays``: attempts to realise one abstract path concretely;
+    ``playouts``: seeded engine matches searched for a counterexample; ``cross_check``: seeded engine
+    matches replayed against the abstraction after verifying; ``timeout``: a wall-clock safety in seconds
+    (None: none), the only budget that depends on the machine: a verdict it cut says so."""
+    max_states: int = 400_000
+    rlimit: int = 20_000_000
+    replays: int = 300
+    playouts: int = 400
+    cross_check: int = 24
+    timeout: float | None = 600.0
+    t0: float = field(default_factory=time.perf_counter)
+
+    @property
+    def deadline(self) -> float | None:
+        return None if self.timeout is None else self.t0 + self.timeout
 
     def expired(self) -> bool:
-        return time.perf_counter() > self.deadline
+        return self.timeout is not None and time.perf_counter() > self.t0 + self.timeout
+
+
+TIMEOUT_NOTE = "the wall-clock safety --timeout fired before it finished; raise --timeout to decide it"
 
 
 def tracked_cards(game) -> tuple[int, ...]:
@@ -113,80 +127,177 @@ def tracked_cards(game) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+@dataclass(frozen=True)
+class Spec:
+    """What an exploration keeps: ``precise`` tracks the named cards and the per-deal gains; ``props`` are
+    the names of the properties whose reads stay live; ``exact_sizes`` keeps every zone size (no blur);
+    ``range_errors`` lets writes to ranged match variables fail (when their ranges are not proved)."""
+    precise: bool = False
+    props: tuple = ()
+    exact_sizes: bool = False
+    range_errors: bool = False
+
+
 class Verifier:
     """Verifies one compiled game.  ``game`` is an :class:`atout.engine.Game`."""
 
-    def __init__(self, game, timeout: float = 60.0, progress=None):
+    def __init__(self, game, budget: Budget | None = None, progress=None, timeout: float | None = None):
         self.game = game
         self.g = game.ir
-        self.budget = Budget(timeout)
+        self.budget = budget or Budget()
+        if timeout is not None:
+            self.budget.timeout = timeout
         self.progress = progress or (lambda msg: None)
         self._explorations: dict = {}
+        self._monitors: dict = {}      # property name -> its monitor (in the exploration planned for it)
+        self._plan: dict = {}          # property name -> the key of the exploration it is decided on
+        self._lemma = None
         self.findings: list[Finding] = []
+        self.work = {"abstract_states": 0, "transitions": 0, "machine_steps": 0, "explorations": 0}
 
     # -- explorations ----------------------------------------------------------------------------
-    def watched(self) -> tuple:
+    def watched(self, precise: bool) -> tuple:
+        """Per-player/side int match variables whose per-deal gains the exploration tracks: those deal bounds
+        and the end of the match read, and those with a declared range (their range is proved from them)."""
+        if not precise:
+            return ()
         from .liveness import subexprs
         names = set()
         for p in self.g.properties:
             if p.kind == "deal_bound" and p.expr is not None:
-                for x in subexprs(p.expr):
-                    if isinstance(x, ir.VarRef):
-                        names.add(x.name)
+                names |= {x.name for x in subexprs(p.expr) if isinstance(x, ir.VarRef)}
         names |= {x.name for x in subexprs(self.g.match.ends_when) if isinstance(x, ir.VarRef)}
+        if self.range_lemma_possible() is None:
+            names |= {v.name for v in self.g.vars if v.scope == "match" and v.type.low is not None}
         return tuple(v.name for v in self.g.vars if v.name in names and v.scope == "match" and
                      v.per is not None and v.type.kind == "int")
 
-    def exploration(self, precise: bool, extra: frozenset = frozenset(), extra_phases: frozenset | None = None,
-                    exact_sizes: bool = False):
-        """The abstract graph.  ``precise`` tracks named cards and per-deal gains (slower); ``extra`` zones
-        stay live (their sizes exact) in ``extra_phases`` (None: in every phase), for properties that read
-        them."""
-        gains = precise   # a precise graph also tracks the per-deal gains
-        track = tracked_cards(self.game) if precise else ()
-        if precise and len(track) > MAX_TRACKED:
+    def spec_for(self, prop: ir.Property, lemma: bool = True) -> Spec:
+        """The exploration a property is decided on (``lemma=False``: before the ranges of the match variables
+        are known, with ``range_errors`` left false)."""
+        fix = self._range_spec if lemma else (lambda spec: spec)
+        from .liveness import subexprs
+        if prop.kind in ("deal_bound", "complete"):
+            return Spec(precise=True)
+        if prop.kind == "invariant":
+            cards = any(isinstance(x, ir.Call) and x.fn in ("has", "top", "card") or
+                        isinstance(x, ir.Const) and x.type.kind == "card" for x in subexprs(prop.expr))
+            return fix(Spec(precise=cards, props=(prop.name,)))
+        if prop.kind in ("conserves", "can_force"):
+            return fix(Spec(props=(prop.name,)))
+        return fix(Spec())
+
+    def _range_spec(self, spec: Spec) -> Spec:
+        if spec.precise:
+            return spec
+        ok = self.range_lemma()[0]
+        return Spec(spec.precise, spec.props, spec.exact_sizes, range_errors=not ok)
+
+    def _key(self, spec: Spec):
+        """What identifies an exploration: the liveness it keeps, the cards it tracks, the gains it watches,
+        the zones it blurs, whether ranged match variables may fail (equal keys share one exploration)."""
+        props = [p for p in self.g.properties if p.name in spec.props]
+        track = tracked_cards(self.game) if spec.precise else ()
+        if len(track) > MAX_TRACKED:
             track = ()   # too many named cards to track their placements (e.g. whist's 16 honours)
-        if extra:
-            from .liveness import Liveness
-            base = Liveness(self.g)
-            phases = extra_phases if extra_phases is not None else [p.name for p in self.g.phases]
-            if all(extra <= base.zones[p] for p in phases):
-                extra, extra_phases = frozenset(), None   # already live where needed: share the base graph
-        key = (gains, track, extra, extra_phases, exact_sizes)
-        if key in self._explorations:
-            return self._explorations[key]
-        t0 = time.perf_counter()
-        # per-deal gains of the match variables that deal bounds and the end of the match read
-        watch = self.watched() if gains else ()
+        watch = self.watched(spec.precise)
+        from .liveness import Liveness
+        live = Liveness(self.g, props)
         blur = ()
-        if track and not exact_sizes:
-            from .liveness import Liveness
-            observed = Liveness(self.g).observed
+        if track and not spec.exact_sizes:
+            read = set()
+            for p in props:
+                read |= _zones_read(p.expr)
             blur = tuple(z.name for z in self.g.zones if not z.per_player and z.visibility == "hidden"
-                         and z.name not in observed and z.name not in extra)
-        A = Abstraction(self.game, track=track, watch=watch, blur=blur, extra_zones=extra,
-                        extra_phases=extra_phases)
-        obs = _Observers(self, A)
-        self.progress(f"exploring the abstraction ({'tracking ' + str(len(track)) + ' cards' if precise else 'card-blind'})")
+                         and z.name not in live.observed and z.name not in read)
+        key = (tuple(sorted(live.zones.items())), tuple(sorted(live.vars.items())), track, watch, blur,
+               spec.range_errors)
+        return key, props, track, watch, blur
+
+    def exploration(self, spec: Spec):
+        """``(Explored or None, Abstraction, reason it stopped or None)`` for ``spec``, explored once.  The
+        exploration carries the monitors of every property planned on an exploration with the same key."""
+        key, props, track, watch, blur = self._key(spec)
+        got = self._explorations.get(key)
+        if got is None:
+            planned = [p for p in self.g.properties if p.kind in ("invariant", "conserves") and
+                       self._planned(p, key)]
+            got = self._explore(props, track, watch, blur, spec, planned)
+            self._explorations[key] = got
+        ex, A, err, monitors = got
+        for name, m in monitors.items():
+            self._monitors.setdefault(name, m)
+        return ex, A, err
+
+    def _planned(self, prop, key) -> bool:
+        """Whether ``prop`` is decided on the exploration with ``key``.  Its key is first computed without the
+        range lemma (whose own exploration is precise, so never that of a card-blind property)."""
+        if prop.name not in self._plan:
+            spec = self.spec_for(prop, lemma=False)
+            self._plan[prop.name] = (spec, self._key(spec)[0])
+        spec, k = self._plan[prop.name]
+        if k[:-1] != key[:-1]:
+            return False
+        return self._key(self.spec_for(prop))[0] == key
+
+    def _explore(self, props, track, watch, blur, spec, planned):
+        from .monitors import monitors_for
+        A = Abstraction(self.game, track=track, watch=watch, blur=blur, props=props,
+                        range_errors=spec.range_errors)
+        monitors = monitors_for(self, A, planned)
+        what = f"tracking {len(track)} cards" if track else "card-blind"
+        self.progress(f"exploring the abstraction ({what})")
         try:
-            ex = Explorer(A, deadline=self.budget.deadline, observers=[obs]).explore()
+            ex = Explorer(A, max_states=self.budget.max_states, deadline=self.budget.deadline,
+                          monitors=list(monitors.values())).explore()
         except ExplorationLimit as exc:
-            self._explorations[key] = (None, A, obs, str(exc))
-            return self._explorations[key]
-        ex.seconds = time.perf_counter() - t0
-        self._explorations[key] = (ex, A, obs, None)
-        return self._explorations[key]
+            return None, A, str(exc), monitors
+        self.work["abstract_states"] += len(ex.states)
+        self.work["transitions"] += ex.graph.number_of_edges()
+        self.work["machine_steps"] += ex.steps
+        self.work["explorations"] += 1
+        return ex, A, None, monitors
+
+    def monitor(self, name: str):
+        """The monitor of an invariant or conserves property (after its exploration); never None."""
+        m = self._monitors.get(name)
+        if m is None:
+            raise RuntimeError(f"no monitor was attached for '{name}'")   # a verifier bug, never a proof
+        return m
+
+    def range_lemma_possible(self) -> str | None:
+        """None when the range lemma can be attempted; else why not (a ranged match variable that an effect
+        sets with '=': its value after that is not its value at the deal's start plus a gain)."""
+        from .liveness import phase_stmts
+        ranged = {v.name for v in self.g.vars if v.scope == "match" and v.type.low is not None}
+        for ph in self.g.phases:
+            for s in phase_stmts(self.g, ph):
+                if isinstance(s, ir.Assign) and s.op == "=" and s.var in ranged:
+                    return f"'{s.var}' is set with '=' ({s.span.path}:{s.span.line})"
+        return None
+
+    def range_lemma(self) -> tuple[bool, str]:
+        """Whether no write to a ranged match variable can leave its range (see :mod:`.match_ranges`)."""
+        if self._lemma is None:
+            from .match_ranges import prove_match_ranges
+            self._lemma = (True, "no match variable has a declared range")
+            if any(v.scope == "match" and v.type.low is not None for v in self.g.vars):
+                why = self.range_lemma_possible()
+                self._lemma = (False, f"the ranges of the match variables are not proved: {why}") if why \
+                    else prove_match_ranges(self)
+        return self._lemma
 
     # -- paths -------------------------------------------------------------------------------------
     def path_to(self, ex, target_keys: set, via_exact: bool = False):
-        """Shortest path (initial key, [edge data]) from a deal start to one of ``target_keys``."""
+        """Shortest path (initial key, [edge data], target) from the start of the match to one of
+        ``target_keys``; None if there is none."""
         G = ex.graph
-        best = None
         preds = {}
         frontier = []
         for k in ex.initial:
             preds[k] = None
             frontier.append(k)
+        best = None
         i = 0
         while i < len(frontier):
             k = frontier[i]
@@ -194,7 +305,7 @@ class Verifier:
             if k in target_keys:
                 best = k
                 break
-            for _, succ, key, data in G.out_edges(k, keys=True, data=True):
+            for _, succ, _key, data in G.out_edges(k, keys=True, data=True):
                 if succ not in preds and (not via_exact or data["exact"]):
                     preds[succ] = (k, data)
                     frontier.append(succ)
@@ -209,8 +320,9 @@ class Verifier:
         return k, list(reversed(edges)), best
 
     def replay(self, A, ex, init, edges, check, **kw):
-        return realize(self.game, A, init, ex.initial_events.get(init, ()), edges, check,
-                       init_perm=ex.initial_perm.get(init), **kw)
+        kw.setdefault("attempts", self.budget.replays)
+        return realize(self.game, A, init, edges, check, init_perm=ex.initial_perm.get(init),
+                       init_rot=ex.initial_rot.get(init, 0), **kw)
 
     # -- play-by-play --------------------------------------------------------------------------------
     def play_by_play(self, steps: list[dict], start: int = 0) -> list[str]:
@@ -223,7 +335,7 @@ class Verifier:
             who = "chance" if step["player"] < 0 else f"seat {step['player']}"
             try:
                 st.apply_action(step["action"])
-            except RuleError as exc:  # a counterexample to 'no short draw' ends with the step that fails
+            except RuleError as exc:  # a counterexample to 'no rule error' ends with the step that fails
                 out.append(f"{i + 1:4d}. {who:>7}: {step['text']:<28} {where:<26} rule error: {exc}")
                 break
             if i >= start:
@@ -231,19 +343,16 @@ class Verifier:
         return out
 
 
-class _Observers:
-    """Checks on raw abstract successors (before dead values are forgotten)."""
-
-    def __init__(self, V: Verifier, A: Abstraction):
-        self.V = V
-        self.A = A
-        self.enter_target: list = []   # (kind, src key, move, raw state) for states entering any phase
-        self.raw_by_phase: dict = {}
-
-    def __call__(self, w: Work, kind: str, src, move):
-        if kind != "decision" or w.phase is None:
-            return
-        self.raw_by_phase.setdefault(w.phase, []).append((src, move, w.copy()))
+def _zones_read(e) -> set:
+    from .liveness import _zone_name, subexprs
+    out = set()
+    if e is not None:
+        for x in subexprs(e):
+            if isinstance(x, ir.ZoneRef):
+                out.add(x.name)
+            elif isinstance(x, ir.Index) and _zone_name(x):
+                out.add(_zone_name(x))
+    return out
 
 
 def _rule_line(st) -> str:

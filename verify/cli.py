@@ -1,7 +1,8 @@
-"""``atout verify FILE [--property NAME] [--json] [--trace-out DIR] [--timeout SECONDS]``.
+"""``atout verify FILE [--property NAME] [--json] [--trace-out DIR] [--max-states N] [--cross-check N]
+[--timeout SECONDS]``.
 
-Exit status: 0 when every property (and built-in check) is proved, 1 when any is
-refuted or unknown, 2 on bad input.
+Exit status: 0 when every property (and built-in check) is proved, 1 when any is refuted or unknown, 2 on
+bad input, 3 when the cross-check found the verifier itself wrong (its verdicts then say so).
 """
 from __future__ import annotations
 
@@ -13,50 +14,89 @@ import time
 
 from atout.compiler import compile_file
 
-from .checker import Result, Verifier
-from .findings import extra_findings
-from .properties import CHECKERS
 from .builtin import builtin_checks
+from .checker import TIMEOUT_NOTE, Budget, Result, Verifier
+from .crosscheck import CrossCheck, cross_check
+from .findings import extra_findings
+from .properties import CHECKERS as SAFETY
+from .reach import check_can_end, check_can_force
+from .termination import CHECKERS as TERMINATION
+
+CHECKERS = {**SAFETY, **TERMINATION, "can_end": check_can_end, "can_force": check_can_force}
+
+EXIT_VERIFIER_BUG = 3
 
 
-def verify_game(game, names: list[str] | None = None, timeout: float = 60.0, progress=None,
-                builtins: bool = True) -> tuple[list[Result], list]:
-    """Check the properties of ``game`` (an engine Game); returns (results, findings)."""
-    V = Verifier(game, timeout=timeout, progress=progress)
+def _guarded(V, name, kind, fn) -> Result:
+    """Run one check; a verifier failure is an unknown verdict, never a crash; the wall-clock safety says so."""
+    if V.budget.expired():
+        return Result(name, kind, "unknown", TIMEOUT_NOTE)
+    t0 = time.perf_counter()
+    try:
+        r = fn()
+    except Exception as exc:  # a verifier failure is an unknown verdict, never a crash
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        r = Result(name, kind, "unknown", f"the verifier failed: {type(exc).__name__}: {exc}")
+    r.seconds = time.perf_counter() - t0
+    return r
+
+
+def verify_game(game, names: list[str] | None = None, timeout: float | None = None, progress=None,
+                builtins: bool | None = None, budget: Budget | None = None, cross: CrossCheck | None = None):
+    """Check the properties of ``game`` (an engine Game); returns (results, findings).
+
+    ``names``: only these properties (default: all); ``builtins``: run the built-in checks too (default:
+    when ``names`` is None).  ``budget`` bounds the work (defaults: :class:`Budget`); ``timeout`` overrides
+    its wall-clock safety.
+    With ``cross`` (a :class:`CrossCheck` to fill in), the cross-check runs after the verdicts, with
+    ``budget.cross_check`` matches, and turns any verdict it undermines into unknown."""
+    budget = budget or Budget()
+    if timeout is not None:
+        budget.timeout = timeout
+    V = Verifier(game, budget=budget, progress=progress)
     props = [p for p in game.ir.properties if names is None or p.name in names]
     results = []
     for p in props:
-        if V.budget.expired():
-            results.append(Result(p.name, p.kind, "unknown", "the time budget (--timeout) ran out before it"))
-            continue
         if progress:
             progress(f"checking {p.name}")
-        t0 = time.perf_counter()
-        try:
-            r = CHECKERS[p.kind](V, p)
-        except Exception as exc:  # a verifier failure is an unknown verdict, never a crash
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                raise
-            r = Result(p.name, p.kind, "unknown", f"the verifier failed: {type(exc).__name__}: {exc}")
-        r.seconds = time.perf_counter() - t0
-        results.append(r)
-    if builtins and names is None:
-        t0 = time.perf_counter()
+        results.append(_guarded(V, p.name, p.kind, lambda p=p: CHECKERS[p.kind](V, p)))
+    if builtins or (builtins is None and names is None):
         if progress:
             progress("built-in checks")
-        for r in builtin_checks(V):
-            r.seconds = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            results.append(r)
-    findings = extra_findings(V) if names is None else []
+        results.extend(builtin_checks(V, guard=lambda name, fn: _guarded(V, name, "builtin", fn)))
+    findings = []
+    if names is None:
+        try:
+            findings = extra_findings(V)
+        except Exception as exc:  # findings are extras: a failure there is reported, not raised
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+    if cross is not None and budget.cross_check > 0:
+        if progress:
+            progress("cross-checking the abstraction against the engine")
+        try:
+            got = cross_check(V, results, budget.cross_check)
+        except Exception as exc:
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            got = CrossCheck(failures=[{"what": f"the cross-check failed: {type(exc).__name__}: {exc}",
+                                        "properties": [], "steps": []}])
+        cross.__dict__.update(got.__dict__)
+    V.findings = findings
+    verify_game.last = V
     return results, findings
 
 
 def run_verify(args) -> int:
     from atout.engine import Game
     from atout.errors import UsageError
-    if args.timeout <= 0:
+    if args.timeout is not None and args.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    if args.max_states <= 0:
+        raise UsageError("--max-states must be positive")
+    if args.cross_check < 0:
+        raise UsageError("--cross-check must be 0 or more")
     game = Game(compile_file(args.file))
     known = {p.name for p in game.ir.properties}
     if args.property:
@@ -69,29 +109,39 @@ def run_verify(args) -> int:
                               f"; its properties are: {', '.join(sorted(known)) or 'none'}"))
     from rich.console import Console
     err = Console(stderr=True)
+    budget = Budget(max_states=args.max_states, cross_check=args.cross_check, timeout=args.timeout)
+    cross = CrossCheck()
     t0 = time.perf_counter()
     status = err.status("verifying", spinner="dots") if err.is_terminal else None
     if status:
         status.start()
     try:
-        results, findings = verify_game(game, args.property, args.timeout,
-                                        progress=(lambda m: status.update(m)) if status else None)
+        results, findings = verify_game(game, args.property, progress=(lambda m: status.update(m)) if status
+                                        else None, budget=budget, cross=cross)
     finally:
         if status:
             status.stop()
     seconds = time.perf_counter() - t0
+    work = verify_game.last.work
     if args.trace_out:
-        _write_traces(args.trace_out, game, args.file, results, findings)
+        _write_traces(args.trace_out, game, args.file, results, findings, cross)
     if args.json:
         out = {"game": game.name, "rules": args.file, "seconds": round(seconds, 3),
-               "properties": [r.as_json() for r in results], "findings": [f.as_json() for f in findings]}
+               "budget": {"max_states": budget.max_states, "z3_rlimit": budget.rlimit, "replays": budget.replays,
+                          "playouts": budget.playouts, "cross_check": budget.cross_check,
+                          "timeout": budget.timeout},
+               "work": work,
+               "properties": [r.as_json() for r in results], "findings": [f.as_json() for f in findings],
+               "cross_check": cross.as_json()}
         print(json.dumps(out, ensure_ascii=False))
     else:
-        _print_report(game, args.file, results, findings, seconds)
+        _print_report(game, args.file, results, findings, seconds, cross)
+    if cross.failures:
+        return EXIT_VERIFIER_BUG
     return 0 if all(r.verdict == "proved" for r in results) else 1
 
 
-def _write_traces(folder, game, rules, results, findings):
+def _write_traces(folder, game, rules, results, findings, cross):
     from atout.engine.simulate import RECORD_FORMAT
     os.makedirs(folder, exist_ok=True)
     items = [(r.name, r.counterexample) for r in results if r.counterexample is not None]
@@ -105,18 +155,27 @@ def _write_traces(folder, game, rules, results, findings):
         if ce.kind == "lasso":
             rec["cycle_start"] = ce.cycle_start
             rec["cycle_length"] = ce.cycle_len
-        safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
-        path = os.path.join(folder, f"{safe}.jsonl")
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+        _write_record(folder, name, rec)
+    for i, f in enumerate(cross.failures):
+        rec = {"format": RECORD_FORMAT, "game": game.name, "rules": rules, "seed": None, "match": 0,
+               "bots": ["cross-check"] * game.players, "steps": f["steps"], "property": "cross-check",
+               "kind": "trace", "note": f["what"]}
+        _write_record(folder, f"cross-check-{i + 1}", rec)
 
 
-def _print_report(game, rules, results, findings, seconds):
+def _write_record(folder, name, rec):
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
+    path = os.path.join(folder, f"{safe}.jsonl")
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, path)
+
+
+def _print_report(game, rules, results, findings, seconds, cross):
     from rich.console import Console
     from rich.table import Table
     c = Console(width=max(Console().width, 140))
@@ -130,11 +189,19 @@ def _print_report(game, rules, results, findings, seconds):
     for r in results:
         t.add_row(r.name, r.kind, f"[{colors[r.verdict]}]{r.verdict}[/]", r.method, f"{r.seconds:.2f}")
     c.print(t)
+    if cross.matches:
+        verdict = "[red]verifier bug[/]" if cross.failures else "[green]agrees[/]"
+        c.print(f"cross-check: {cross.matches} seeded engine matches, {cross.states} concrete states and "
+                f"{cross.steps} steps mapped into the abstraction, proved properties evaluated on "
+                f"{cross.observed} concrete states: {verdict}")
+        for f in cross.failures:
+            c.print(f"  [red]{f['what']}[/] (affects: {', '.join(f['properties']) or '-'}; "
+                    f"{len(f['steps'])} steps, written by --trace-out)")
     for r in results:
         if r.counterexample is None:
             continue
         ce = r.counterexample
-        c.print(f"\n[bold]{r.name}[/]: {ce.kind} ({ce.note})")
+        c.print(f"\n[bold]{r.name}[/]: {ce.kind} ({ce.note})", markup=True)
         if ce.kind == "lasso" and ce.cycle_start is not None:
             c.print(f"  a prefix of {ce.cycle_start} steps, then a cycle of {ce.cycle_len} steps that repeats "
                     f"(shown: the end of the prefix and one cycle; --json or --trace-out give every step)")

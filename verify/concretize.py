@@ -1,94 +1,88 @@
 """Concretization: turn an abstract path into a concrete sequence the engine replays.
 
-An abstract path fixes the decisions (named actions, the class of each card:
-a tracked card or an anonymous one) and the classes of the chance draws, and the
-winner of each trick.  :func:`realize` searches for concrete cards and chance
-outcomes that follow it (random restarts, bounded), replays them in the engine,
-and returns the record only if the engine accepts every step and the caller's
-``check`` holds on the final concrete state.  A path that cannot be realized is
-never reported as a refutation.
+An abstract path fixes the decisions (named actions, the class of each card: a tracked card or an
+anonymous one), the classes of the chance draws and the winner of each trick.  :func:`realize` searches
+for concrete cards and chance outcomes that follow it (seeded random restarts, a bounded number of
+attempts), replays them in the engine, and returns the record only if the engine accepts every step and
+the caller's ``check`` holds on the final concrete state.  A path that cannot be realised is never
+reported as a refutation.
 """
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
 
+from atout.engine.evaluate import RuleError
 from atout.engine.state import IllegalActionError
 
-from .absint import ANON
+from .values import ANON
 
 
 @dataclass
 class Realization:
     steps: list[dict]      # [{"player", "action", "text"}] from the start of the match
-    state: object          # the engine state at the end
-    prefix_len: int        # steps before the abstract path starts (earlier deals played by random bots)
+    state: object          # the engine state at the end (None when the last step raised a rule error)
+    prefix_len: int        # steps before the abstract path starts
+    error: str | None = None   # the rule error the last step raised (expect_error)
 
 
 class _Fail(Exception):
     pass
 
 
-def realize(game, A, init_key, init_events, edges, check, attempts: int = 300, seed: int = 0,
-            extra_cycles: int = 0, cycle_from: int | None = None, init_perm=None,
-            seconds: float = 3.0) -> Realization | None:
-    """Find concrete steps following ``edges`` (a list of edge-data dicts) from the deal start ``init_key``.
+def realize(game, A, init_key, edges, check, attempts: int = 300, seed: int = 0, extra_cycles: int = 0,
+            cycle_from: int | None = None, init_perm=None, init_rot: int = 0,
+            expect_error: bool = False) -> Realization | None:
+    """Find concrete steps following ``edges`` (a list of edge-data dicts) from the first deal's start node
+    ``init_key``.
 
     ``check(state) -> bool`` must hold at the end.  With ``extra_cycles`` > 0, the edges from index
-    ``cycle_from`` on are replayed that many more times (a lasso's cycle).
+    ``cycle_from`` on are replayed that many more times (a lasso's cycle).  With ``expect_error``, success
+    is the engine raising a rule error at the last edge.
     """
     rng = random.Random(seed)
     tracked = set(A.track)
-    want_dealer = None if A.rotational else init_key[5]
     seq = list(edges)
     if extra_cycles and cycle_from is not None:
         seq = seq + seq[cycle_from:] * extra_cycles
-    import time
-    t_end = time.perf_counter() + seconds
+    dealer0 = _hub_dealer(A, init_key, init_rot)
     for _ in range(attempts):
-        if time.perf_counter() > t_end:
-            break
+        steps: list[dict] = []
         try:
-            st, steps, prefix = _reach_deal(game, want_dealer, rng)
+            st = game.new_initial_state()
+            if st.is_chance_node() and game.dealer_by_chance and st.pending and st.pending[0][0] < 0:
+                _record(st, steps, dealer0)
+            if st.is_terminal() or st.dealer != dealer0:
+                raise _Fail("the match does not start with this dealer")
             sigma = _Relabel(game, A)
-            sigma.turn(st.dealer - init_key[5])   # the abstraction sees the table from the dealer's seat
-            _draws(st, steps, init_events, tracked, rng, sigma)
+            sigma.turn(init_rot)
             sigma.compose(init_perm)
-            for e in seq:
-                _apply_move(st, steps, e, tracked, rng, sigma)
+            for k, e in enumerate(seq):
+                try:
+                    _apply_move(st, steps, e, tracked, rng, sigma)
+                except RuleError as exc:
+                    if expect_error and k == len(seq) - 1:
+                        return Realization(steps, None, 0, str(exc))
+                    raise _Fail("a rule error on the way") from None
                 sigma.compose(e.get("perm"))
                 sigma.turn(e.get("rot", 0))
-            if check(st):
-                return Realization(steps, st, prefix)
+            if not expect_error and check(st):
+                return Realization(steps, st, 0)
         except (_Fail, IllegalActionError):
             continue
     return None
+
+
+def _hub_dealer(A, init_key, rot: int) -> int:
+    """The concrete first dealer of an initial deal-start node (seen from the dealer's seat when rotated)."""
+    dealer = init_key[6]
+    return (dealer + rot) % A.n if rot else dealer
 
 
 def _record(st, steps, action):
     player = st.current_player()
     steps.append({"player": player if player >= 0 else -1, "action": action, "text": st.action_to_string(action)})
     st.apply_action(action)
-
-
-def _reach_deal(game, dealer: int, rng):
-    """A concrete state at the first chance node of a deal dealt by ``dealer`` (earlier deals: random play)."""
-    st = game.new_initial_state()
-    steps: list[dict] = []
-    for _ in range(5000):
-        if st.is_terminal():
-            raise _Fail("the match ended before the wanted deal")
-        if (dealer is None or st.dealer == dealer) and st.is_chance_node() and not _deal_started(st):
-            return st, steps, len(steps)
-        acts = [a for a, _ in st.chance_outcomes()] if st.is_chance_node() else st.legal_actions()
-        _record(st, steps, rng.choice(acts))
-    raise _Fail("no such deal")
-
-
-def _deal_started(st) -> bool:
-    """Whether any card of the current deal has been dealt yet (the home zone is no longer full)."""
-    g = st.game
-    return len(st.zones[g.home_zone]) != g.num_cards
 
 
 class _Relabel:
@@ -142,10 +136,10 @@ def _draws(st, steps, events, tracked, rng, sigma):
             continue
         _, src, dst, c = ev
         src, dst = sigma.slot(src), sigma.slot(dst)
+        if not st.game.hidden_zone[src]:
+            continue  # a move from a visible zone is not a chance event: the engine takes the top card
         if not st.is_chance_node():
-            if st.game.hidden_zone[src]:
-                raise _Fail("expected a chance node")
-            continue  # a move from a visible zone is not a chance event
+            raise _Fail("expected a chance node")
         psrc, pdst = st.pending[0]
         if (psrc, pdst) != (src, dst):
             raise _Fail("chance draw between other zones")
@@ -167,6 +161,8 @@ def _apply_move(st, steps, e: dict, tracked, rng, sigma):
     move = e["move"]
     events = list(e["events"])
     g = st.game
+    if move is None:
+        raise _Fail("an edge without a move")
     if move.kind == "start":  # the deal: chance draws only
         _draws(st, steps, events, tracked, rng, sigma)
         return
@@ -178,8 +174,11 @@ def _apply_move(st, steps, e: dict, tracked, rng, sigma):
     if move.kind == "named":
         value = move.value
         act = next((x for x in g.phases[st.phase].actions if x.name == move.action), None)
-        if act is not None and act.param is not None and act.param.type.kind == "suit":
-            value = sigma.suit(value)
+        if act is not None and act.param is not None:
+            if act.param.type.kind == "suit":
+                value = sigma.suit(value)
+            elif act.param.type.kind == "player":
+                value = sigma.seat(value)
         a = g.slot_index.get((move.action, value))
         if a not in legal:
             raise _Fail("named action not legal")
@@ -196,9 +195,8 @@ def _apply_move(st, steps, e: dict, tracked, rng, sigma):
             raise _Fail("no card of the class")
         _record(st, steps, rng.choice(cands))
     elif move.kind == "play":
-        play_ev = next((ev for ev in events if ev[0] == "play"), None)
         won_ev = next((ev for ev in events if ev[0] == "trick_won"), None)
-        c = sigma.card(play_ev[3]) if play_ev else ANON
+        c = sigma.card(move.value) if move.value is not None else ANON
         cands = [a for a in legal if a < g.num_cards and (a == c if c >= 0 else a not in tracked)]
         if not cands:
             raise _Fail("no legal card of the class")
@@ -207,7 +205,10 @@ def _apply_move(st, steps, e: dict, tracked, rng, sigma):
             # who takes the trick, read before the effects that follow it run: after the last trick of a
             # deal the engine ends the deal and starts the next, which resets last_winner
             probe = st.clone()
-            probe._play_card(a)
+            try:
+                probe._play_card(a)
+            except RuleError:
+                pass
             if probe.last_winner != sigma.seat(won_ev[1]):
                 raise _Fail("trick won by another player")
         _record(st, steps, a)
@@ -220,7 +221,7 @@ def _choose_for_winner(st, cands, winner, rng):
     """Prefer a card that lets ``winner`` take the trick (strongest for him, weakest for the others)."""
     g = st.game
     ph = g.phases[st.phase]
-    trump = g.compile(ph.trick.trump)(st, {})
+    trump = st._trump(ph.trick)
     me = st.current_player()
     if winner is None:
         return rng.choice(cands)
@@ -228,9 +229,10 @@ def _choose_for_winner(st, cands, winner, rng):
     for p, c in st.trick_cards:
         if best is None or st._beats(c, best, trump):
             best = c
+    so, strength_of = st._order(trump)
 
     def strength(c):
-        return (g.suit_of[c] == trump, g.strength_of[c])
+        return (so[c] == trump, strength_of[c])
 
     if me == winner:
         if best is None:

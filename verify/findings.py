@@ -8,29 +8,30 @@ Findings come from seeded engine runs, so each has a replayable record.
 from __future__ import annotations
 
 import random
-import time
 
 from atout.engine.evaluate import RuleError
 
 from .checker import Counterexample, Finding, Verifier
 
 
-def extra_findings(V: Verifier, seconds: float = 0.12) -> list[Finding]:
+def extra_findings(V: Verifier, matches: int = 16, max_steps: int = 1500) -> list[Finding]:
+    """Findings from ``matches`` seeded engine matches (a count, not a time: the same on every machine)."""
     game = V.game
     if game.hand_base is None:
         return []
     out = []
     rng = random.Random(1)
-    t_end = time.perf_counter() + seconds
     same_exchange = earlier = None
-    while time.perf_counter() < t_end and (same_exchange is None or earlier is None):
+    for _ in range(matches):
+        if same_exchange is not None and earlier is not None:
+            break
         st = game.new_initial_state()
         steps = []
         discarded: dict[int, tuple[int, int]] = {}  # card -> (player, exchange index within the deal)
         n_ex = 0
         deals = 0
         guard = 0
-        while not st.is_terminal() and guard < 4000:
+        while not st.is_terminal() and guard < max_steps:
             guard += 1
             if len(st.deal_log) != deals:
                 deals = len(st.deal_log)
@@ -43,7 +44,10 @@ def extra_findings(V: Verifier, seconds: float = 0.12) -> list[Finding]:
                 if slot.name == "hand" and a in discarded and discarded[a][0] == slot.owner:
                     who, when = discarded[a]
                     steps.append({"player": -1, "action": a, "text": st.action_to_string(a)})
-                    st.apply_action(a)
+                    try:
+                        st.apply_action(a)
+                    except RuleError:
+                        break
                     kind = "same" if when == n_ex else "earlier"
                     if (same_exchange if kind == "same" else earlier) is not None:
                         del discarded[a]
@@ -68,7 +72,10 @@ def extra_findings(V: Verifier, seconds: float = 0.12) -> list[Finding]:
                 except RuleError:
                     break
                 continue
-            legal = st.legal_actions()
+            try:
+                legal = st.legal_actions()
+            except RuleError:
+                break
             if not legal:
                 break
             # prefer exchanges so that reshuffles happen

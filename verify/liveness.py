@@ -1,69 +1,57 @@
 """Liveness of zones, variables and tracked cards, per phase (a classic dataflow reduction).
 
-Within a deal, a zone's size (or a deal variable's value) that no phase still
-reachable before the next deal reads can be forgotten without changing any
-behaviour: the next deal gathers the cards and resets the deal variables.  The
-explorer replaces such dead values by a canonical one, which keeps the abstract
-state space small and changes no verdict.
+Within a deal, a zone's size (or a deal variable's value) that nothing still to run before the next
+deal reads can be forgotten without changing any behaviour: the next deal gathers the cards and resets
+the deal variables.  The explorer replaces such dead values by a canonical one, which keeps the
+abstract state space small and changes no verdict.
+
+*Reads* are collected by walking every field of the IR (:func:`exprs_of`), so that an expression added
+to the language later is a read until someone decides otherwise; only the fields listed in
+:data:`WRITE_ONLY_ZONES` (where a zone is written, never read) are exempt.  What is read includes:
+
+* every expression of a phase (guards, actors, parameters, effects, trick options, and the rows of the
+  tables it scores) and the old value of a variable that ``+=`` or ``-=`` changes;
+* what the match reads at any moment (``ends when``, ``next dealer``, ``returns``): live everywhere;
+* what the properties read (:meth:`Liveness.__init__` ``props``): an invariant in every phase, the
+  ``where`` of a ``conserves`` in its phases, a ``can_force`` player in its phases.
 """
 from __future__ import annotations
+
+from dataclasses import fields, is_dataclass
 
 import networkx as nx
 
 from atout.compiler import ir
 
-
-def phase_graph(g: ir.Game) -> nx.DiGraph:
-    """Phases as nodes; an edge P -> Q when some effect of P says ``goto Q``; ``<end>`` for ``end deal``."""
-    G = nx.DiGraph()
-    for ph in g.phases:
-        G.add_node(ph.name)
-    G.add_node("<end>")
-    for ph in g.phases:
-        bodies = [a.body for a in ph.actions] + [ph.body]
-        if ph.trick is not None:
-            bodies += [ph.trick.then, ph.trick.after]
-        for b in bodies:
-            for s in walk(b):
-                if isinstance(s, ir.Goto):
-                    G.add_edge(ph.name, s.phase)
-                elif isinstance(s, ir.EndDeal):
-                    G.add_edge(ph.name, "<end>")
-            for t in _scores(b, g):
-                for s in walk(t):
-                    if isinstance(s, ir.EndDeal):
-                        G.add_edge(ph.name, "<end>")
-    return G
-
-
-def _scores(body, g):
-    for s in walk(body):
-        if isinstance(s, ir.Score):
-            yield from (r.body for r in g.table(s.table).rows)
-
-
 walk = ir.walk_stmts
 
+# (IR class, field) where a zone is only written: its old size is not read there.
+WRITE_ONLY_ZONES = {("Move", "dest"), ("Param", "dest"), ("Gather", "zone"), ("Shuffle", "zone"),
+                    ("Reveal", "zone")}
 
-def exprs_of_stmt(s):
-    if isinstance(s, ir.Assign):
-        yield s.value
-        if s.index is not None:
-            yield s.index
-    elif isinstance(s, ir.Move):
-        yield s.source
-        yield s.dest
-        if s.count is not None:
-            yield s.count
-    elif isinstance(s, ir.Deal):
-        yield from s.packets
-        yield s.source
-        yield s.starting
-    elif isinstance(s, (ir.Shuffle, ir.Gather, ir.Reveal)):
-        yield s.zone
-    elif isinstance(s, ir.If):
-        for c, _ in s.branches:
-            yield c
+
+def exprs_of(node, skip_write_only: bool = False):
+    """Every top-level expression inside ``node`` (an IR node, a tuple of them), through every dataclass
+    field except spans; with ``skip_write_only``, the zone fields of :data:`WRITE_ONLY_ZONES` are left out."""
+    if isinstance(node, ir.Expr):
+        yield node
+        return
+    if isinstance(node, (tuple, list)):
+        for x in node:
+            yield from exprs_of(x, skip_write_only)
+        return
+    if not is_dataclass(node) or isinstance(node, type):
+        return
+    cls = type(node).__name__
+    for f in fields(node):
+        if f.name == "span":
+            continue
+        if skip_write_only and (cls, f.name) in WRITE_ONLY_ZONES:
+            v = getattr(node, f.name)
+            if isinstance(v, ir.Index):    # hand[p]: the player expression is still read
+                yield v.index
+            continue
+        yield from exprs_of(getattr(node, f.name), skip_write_only)
 
 
 def subexprs(e):
@@ -73,23 +61,29 @@ def subexprs(e):
 
 
 def _children(e):
-    if isinstance(e, ir.Index):
-        return (e.base, e.index)
-    if isinstance(e, ir.Call):
-        return e.args
-    if isinstance(e, ir.BinOp):
-        return (e.left, e.right)
-    if isinstance(e, (ir.Not, ir.Neg)):
-        return (e.operand,)
-    if isinstance(e, ir.Cond):
-        return (e.test, e.then, e.orelse)
-    if isinstance(e, ir.InSet):
-        return (e.value, *e.items)
-    if isinstance(e, ir.Quant):
-        return (e.body,) + ((e.domain,) if e.domain is not None else ())
-    if isinstance(e, ir.NextPlayer):
-        return (e.after, e.cond)
-    return ()
+    if not is_dataclass(e):
+        return ()
+    out = []
+    for f in fields(e):
+        if f.name in ("span", "type"):
+            continue
+        v = getattr(e, f.name)
+        if isinstance(v, ir.Expr):
+            out.append(v)
+        elif isinstance(v, tuple):
+            out.extend(x for x in v if isinstance(x, ir.Expr))
+    return out
+
+
+def exprs_of_stmt(s):
+    """The expressions a statement reads (its own, not those of nested blocks)."""
+    if isinstance(s, ir.If):
+        for c, _ in s.branches:
+            yield c
+        return
+    if isinstance(s, ir.For):
+        return
+    yield from exprs_of(s)
 
 
 def _zone_name(e):
@@ -100,69 +94,137 @@ def _zone_name(e):
     return None
 
 
+def phase_graph(g: ir.Game) -> nx.DiGraph:
+    """Phases as nodes; an edge P -> Q when some effect of P says ``goto Q``; ``<end>`` for ``end deal``."""
+    G = nx.DiGraph()
+    for ph in g.phases:
+        G.add_node(ph.name)
+    G.add_node("<end>")
+    for ph in g.phases:
+        for s in phase_stmts(g, ph):
+            if isinstance(s, ir.Goto):
+                G.add_edge(ph.name, s.phase)
+            elif isinstance(s, ir.EndDeal):
+                G.add_edge(ph.name, "<end>")
+    return G
+
+
+def phase_stmts(g: ir.Game, ph: ir.Phase) -> list:
+    """Every statement a phase can run: its actions' and body's, its trick blocks', and the rows of the
+    tables they score."""
+    bodies = [a.body for a in ph.actions] + [ph.body]
+    if ph.trick is not None:
+        bodies += [ph.trick.then, ph.trick.after]
+    out = [s for b in bodies for s in walk(b)]
+    for t in scored_tables(g, out):
+        for r in t.rows:
+            out.extend(walk(r.body))
+    return out
+
+
+def scored_tables(g: ir.Game, stmts) -> list:
+    """The tables that ``score`` statements among ``stmts`` (and the rows of those tables, in turn) score."""
+    seen, out, todo = set(), [], [s for s in stmts if isinstance(s, ir.Score)]
+    while todo:
+        s = todo.pop(0)
+        if s.table in seen:
+            continue
+        seen.add(s.table)
+        t = g.table(s.table)
+        out.append(t)
+        todo.extend(x for r in t.rows for x in walk(r.body) if isinstance(x, ir.Score))
+    return out
+
+
+def phase_exprs(g: ir.Game, ph: ir.Phase) -> list:
+    """Every expression a phase reads: guards, actor, parameters, trick options, the statements of its
+    blocks (nested ones included) and the conditions of the rows it scores."""
+    exprs = []
+    for a in ph.actions:
+        exprs.extend(exprs_of(a.guard))
+        if a.param is not None:
+            exprs.extend(exprs_of(a.param, skip_write_only=True))
+    if ph.actor is not None:
+        exprs.append(ph.actor)
+    if ph.trick is not None:
+        t = ph.trick
+        for f in fields(t):
+            if f.name not in ("then", "after", "span"):
+                exprs.extend(exprs_of(getattr(t, f.name)))
+    stmts = phase_stmts(g, ph)
+    for s in stmts:
+        if isinstance(s, (ir.If, ir.For)):
+            exprs.extend(exprs_of_stmt(s))
+        else:
+            exprs.extend(exprs_of(s, skip_write_only=True))
+    for t in scored_tables(g, stmts):
+        exprs.extend(r.guard for r in t.rows)
+    return exprs
+
+
+def _reads(exprs) -> tuple[set, set]:
+    """(variable names, zone names) read by the expressions."""
+    rv, rz = set(), set()
+    for e in exprs:
+        for x in subexprs(e):
+            if isinstance(x, ir.VarRef):
+                rv.add(x.name)
+            elif isinstance(x, ir.ZoneRef):
+                rz.add(x.name)
+    return rv, rz
+
+
+def match_exprs(g: ir.Game) -> list:
+    """What the match reads at any moment: ``ends when`` after every change, ``next dealer`` at every deal's
+    end, ``returns`` at the end."""
+    return [g.match.ends_when, g.match.next_dealer, g.match.returns]
+
+
 class Liveness:
     """``zones[phase]`` / ``vars[phase]``: zone families and deal variables that may still be read in this
-    deal from ``phase`` on; ``assigned_after[phase]``: variables that may still be assigned."""
+    deal from ``phase`` on; ``assigned_after[phase]``: variables that may still be assigned.
 
-    def __init__(self, g: ir.Game, extra_zones: set[str] = frozenset(), extra_vars: set[str] = frozenset(),
-                 extra_phases=None):
+    ``props``: the properties whose reads must be kept (all of the game's by default)."""
+
+    def __init__(self, g: ir.Game, props=None):
         self.g = g
         G = phase_graph(g)
         start = g.match.start
+        props = g.properties if props is None else props
+        all_phases = [ph.name for ph in g.phases]
+        extra: dict[str, tuple[set, set]] = {p: (set(), set()) for p in all_phases}
+
+        def add(exprs, phases):
+            rv, rz = _reads([e for e in exprs if e is not None])
+            for p in phases:
+                if p in extra:
+                    extra[p][0].update(rv)
+                    extra[p][1].update(rz)
+
+        add(match_exprs(g), all_phases)
+        for prop in props:
+            if prop.kind == "invariant":
+                add([prop.expr], all_phases)
+            elif prop.kind == "conserves":
+                add([prop.expr], prop.phases)
+            elif prop.kind == "can_force":
+                add([prop.player], prop.phases)
         reads_z: dict[str, set] = {}
         reads_v: dict[str, set] = {}
         assigns: dict[str, set] = {}
         for ph in g.phases:
-            rz, rv, asg = set(), set(), set()
-            exprs = []
-            bodies = [a.body for a in ph.actions] + [ph.body]
-            for a in ph.actions:
-                exprs.append(a.guard)
-                if a.param is not None:
-                    for x in (a.param.zone, a.param.low, a.param.high, a.param.dest):
-                        if x is not None:
-                            exprs.append(x)
-                    if a.param.kind in ("choose", "card") and a.param.zone is not None:
-                        z = _zone_name(a.param.zone)
-                        if z:
-                            rz.add(z)
-            if ph.actor is not None:
-                exprs.append(ph.actor)
+            rv, rz = _reads(phase_exprs(g, ph))
+            asg = set()
+            for s in phase_stmts(g, ph):
+                if isinstance(s, ir.Assign):
+                    asg.add(s.var)
+                    if s.op != "=":
+                        rv.add(s.var)          # += and -= read the old value
             if ph.trick is not None:
-                t = ph.trick
-                exprs += [t.count, t.leader, t.trump, t.skip] + [r.condition for r in t.follow]
-                bodies += [t.then, t.after]
                 rz.update({"hand", "trick"})
-            for b in bodies:
-                for s in walk(b):
-                    exprs.extend(exprs_of_stmt(s))
-                    if isinstance(s, ir.Assign):
-                        asg.add(s.var)
-                    if isinstance(s, ir.Move):  # the number of cards moved depends on the source's size
-                        z = _zone_name(s.source)
-                        if z:
-                            rz.add(z)
-                    if isinstance(s, ir.Deal):
-                        z = _zone_name(s.source)
-                        if z:
-                            rz.add(z)
-                    if isinstance(s, ir.Score):
-                        for r in g.table(s.table).rows:
-                            exprs.append(r.guard)
-                            for s2 in walk(r.body):
-                                exprs.extend(exprs_of_stmt(s2))
-                                if isinstance(s2, ir.Assign):
-                                    asg.add(s2.var)
-            for e in exprs:
-                for x in subexprs(e):
-                    if isinstance(x, ir.VarRef):
-                        rv.add(x.name)
-                    elif isinstance(x, ir.Call) and x.fn in ("size", "top", "has") and _zone_name(x.args[0]):
-                        rz.add(_zone_name(x.args[0]))
-                    elif isinstance(x, ir.Quant) and x.domain is not None and _zone_name(x.domain):
-                        rz.add(_zone_name(x.domain))
+            rv |= extra[ph.name][0]
+            rz |= extra[ph.name][1]
             reads_z[ph.name], reads_v[ph.name], assigns[ph.name] = rz, rv, asg
-        ends_reads = {x.name for x in subexprs(g.match.ends_when) if isinstance(x, ir.VarRef)}
         # reachable within the deal: do not pass through the start phase or the end of the deal
         H = G.copy()
         H.remove_node("<end>")
@@ -178,89 +240,49 @@ class Liveness:
                     if q != start and q not in reach:
                         reach.add(q)
                         stack.append(q)
-            extra_here = set(extra_zones) if extra_phases is None or ph.name in extra_phases else set()
-            self.zones[ph.name] = frozenset(set().union(*(reads_z[p] for p in reach)) | extra_here)
-            self.vars[ph.name] = frozenset(set().union(*(reads_v[p] for p in reach)) | set(extra_vars) | ends_reads)
+            self.zones[ph.name] = frozenset(set().union(*(reads_z[p] for p in reach)))
+            self.vars[ph.name] = frozenset(set().union(*(reads_v[p] for p in reach)))
             self.assigned_after[ph.name] = frozenset(set().union(*(assigns[p] for p in reach)))
         self.observed = frozenset(self._observed_zones())
 
     def _observed_zones(self):
         """Zones whose cards (not only their number) some expression reads: has, top, quantifiers."""
         out = set()
-        for ph in self.g.phases:
-            exprs = [a.guard for a in ph.actions]
-            for b in [a.body for a in ph.actions] + [ph.body] + ([ph.trick.then, ph.trick.after] if ph.trick else []):
-                for s in walk(b):
-                    exprs.extend(exprs_of_stmt(s))
-            for e in exprs:
-                for x in subexprs(e):
-                    if isinstance(x, ir.Call) and x.fn in ("top", "has") and _zone_name(x.args[0]):
-                        out.add(_zone_name(x.args[0]))
-                    elif isinstance(x, ir.Quant) and x.domain is not None and _zone_name(x.domain):
-                        out.add(_zone_name(x.domain))
+        exprs = list(rule_expressions(self.g))
+        for e in exprs:
+            for x in subexprs(e):
+                if isinstance(x, ir.Call) and x.fn in ("top", "has") and _zone_name(x.args[0]):
+                    out.add(_zone_name(x.args[0]))
+                elif isinstance(x, ir.Quant) and x.domain is not None and _zone_name(x.domain):
+                    out.add(_zone_name(x.domain))
         return out
 
 
 def card_literals(g: ir.Game) -> list[tuple[ir.Expr, ir.Expr]]:
     """Every ``RANK of SUIT`` whose value depends on the state: (rank expr, suit expr) pairs;
-    constant literals are returned as (Const card, None)."""
+    constant literals are returned as (Const card, None).  Properties' literals are included."""
     out = []
-
-    def visit(e):
+    for e in rule_expressions(g):
         for x in subexprs(e):
             if isinstance(x, ir.Call) and x.fn == "card":
                 out.append((x.args[0], x.args[1]))
             elif isinstance(x, ir.Const) and x.type.kind == "card" and x.value >= 0:
                 out.append((x, None))
-
-    for ph in g.phases:
-        for a in ph.actions:
-            visit(a.guard)
-            for b in (a.body,):
-                for s in walk(b):
-                    for e in exprs_of_stmt(s):
-                        visit(e)
-        for s in walk(ph.body):
-            for e in exprs_of_stmt(s):
-                visit(e)
-        if ph.trick is not None:
-            for s in walk(ph.trick.then + ph.trick.after):
-                for e in exprs_of_stmt(s):
-                    visit(e)
-    for t in g.tables:
-        for r in t.rows:
-            visit(r.guard)
     return out
 
 
-def rule_expressions(g: ir.Game, first_dealer: bool = True) -> list:
-    """Every expression of the rules and of the properties (the match's first dealer optionally left out)."""
-    exprs = [g.match.ends_when, g.match.returns, g.match.next_dealer]
-    if first_dealer:
-        exprs.append(g.match.first_dealer)
-    exprs += [v.init for v in g.vars]
-    for ph in g.phases:
-        if ph.actor is not None:
-            exprs.append(ph.actor)
-        bodies = [ph.body]
-        for a in ph.actions:
-            exprs.append(a.guard)
-            bodies.append(a.body)
-            if a.param is not None:
-                exprs += [x for x in (a.param.zone, a.param.low, a.param.high, a.param.dest) if x is not None]
-        if ph.trick is not None:
-            t = ph.trick
-            exprs += [t.count, t.leader, t.trump, t.skip] + [r.condition for r in t.follow]
-            exprs += list(getattr(t, "more_skips", ()))
-            bodies += [t.then, t.after]
-        for b in bodies:
-            for st in walk(b):
-                exprs.extend(exprs_of_stmt(st))
-    for t in g.tables:
-        for r in t.rows:
-            exprs.append(r.guard)
-            for st in walk(r.body):
-                exprs.extend(exprs_of_stmt(st))
-    for p in g.properties:
-        exprs += [x for x in (p.expr, p.player) if x is not None]
+def rule_expressions(g: ir.Game, first_dealer: bool = True, properties: bool = True) -> list:
+    """Every expression of the rules (and of the properties), the match's first dealer optionally left out:
+    every field of every phase, table, variable and of the match, walked generically."""
+    exprs = []
+    m = g.match
+    for f in fields(m):
+        if f.name == "first_dealer" and not first_dealer:
+            continue
+        exprs.extend(exprs_of(getattr(m, f.name)))
+    exprs.extend(exprs_of(g.vars))
+    exprs.extend(exprs_of(g.phases))
+    exprs.extend(exprs_of(g.tables))
+    if properties:
+        exprs.extend(exprs_of(g.properties))
     return exprs

@@ -13,8 +13,9 @@
 * :func:`bounded_under` — the largest value of a sum of variables while a
   condition (the match's ``ends when``) does not hold.
 
-Every query runs with a timeout; a timeout is reported as unknown, never as a
-proof.
+Every query runs with z3's resource limit (``rlimit``, a count of z3's own work, the same on every machine
+and at any load); reaching it is reported as unknown, never as a proof.  Queries are built in a fixed order
+(lists, never sets), so that z3 finds the same model, and the same ranking function, in every run.
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def _check(s: z3.Solver):
 
 
 # -- conservation -----------------------------------------------------------------------------------
-def conservation(game, timeout_ms: int) -> tuple[bool, int, str | None]:
+def conservation(game, rlimit: int) -> tuple[bool, int, str | None]:
     """Check that every card-moving effect preserves the total of zone sizes.
 
     Returns (holds, number of effects checked, description of a violating effect or None).
@@ -62,7 +63,7 @@ def conservation(game, timeout_ms: int) -> tuple[bool, int, str | None]:
                         continue
                     shapes_done.add(shape)
                     s = z3.Solver()
-                    s.set("timeout", timeout_ms)
+                    s.set("rlimit", rlimit)
                     pre = [z3.Int(f"s{i}") for i in range(n)]
                     post = list(pre)
                     for x in pre:
@@ -142,14 +143,14 @@ class Ranking:
         return " + ".join(parts) + (f" + w(phase) with w = {{{w}}}" if w else "")
 
 
-def ranking_function(edges: list[tuple[dict, str, dict, str]], features: list[str], timeout_ms: int,
+def ranking_function(edges: list[tuple[dict, str, dict, str]], features: list[str], rlimit: int,
                      bound: int = 8) -> Ranking | None:
     """Find integer coefficients c_f in -bound..bound and phase weights w_P >= 0 such that for every edge
     (src values, src phase, dst values, dst phase): r(src) - r(dst) >= 1 and r >= 0 on every state,
     with r(x) = sum_f c_f * x_f + w(phase).  ``edges`` hold feature values (ints).  Returns None if none
     exists in that family (or on timeout)."""
     s = z3.Solver()
-    s.set("timeout", timeout_ms)
+    s.set("rlimit", rlimit)
     c = {f: z3.Int(f"c_{f}") for f in features}
     phases = sorted({e[1] for e in edges} | {e[3] for e in edges})
     w = {p: z3.Int(f"w_{p}") for p in phases}
@@ -184,7 +185,7 @@ def ranking_function(edges: list[tuple[dict, str, dict, str]], features: list[st
 
 
 # -- scoring tables ---------------------------------------------------------------------------------------------
-def table_cases(game, table: ir.Table, outcomes: set, timeout_ms: int):
+def table_cases(game, table: ir.Table, outcomes: set, rlimit: int):
     """Overlaps and gaps of ``table`` over the reachable ``outcomes`` (abstract valuations at ``score``).
 
     Returns (overlaps, gaps): lists of (row names, witness text).  A witness is a model of the z3 query.
@@ -192,7 +193,7 @@ def table_cases(game, table: ir.Table, outcomes: set, timeout_ms: int):
     n = game.players
     g = game.ir
     s = z3.Solver()
-    s.set("timeout", timeout_ms)
+    s.set("rlimit", rlimit)
     enc = _Encoder(game)
     # the outcome: one of the reachable valuations
     alts = [_outcome(enc, outcome, n) for outcome in outcomes]
@@ -233,14 +234,14 @@ def _outcome(enc, outcome, n):
     return z3.And(conj)
 
 
-def outcomes_showing(game, table: ir.Table, outcomes, rows: tuple, timeout_ms: int) -> list:
+def outcomes_showing(game, table: ir.Table, outcomes, rows: tuple, rlimit: int) -> list:
     """The outcomes among ``outcomes`` at which the two rows named ``rows`` can both apply (an overlap), or,
     for ``rows == ()``, at which no row can apply (a gap): where to look for a concrete witness."""
     enc = _Encoder(game)
     guards = {r.name: enc.expr(r.guard) for r in table.rows}
     want = z3.And([guards[r] for r in rows]) if rows else z3.Not(z3.Or(list(guards.values())))
     s = z3.Solver()
-    s.set("timeout", timeout_ms)
+    s.set("rlimit", rlimit)
     s.add(want)
     out = []
     for outcome in outcomes:
@@ -253,10 +254,6 @@ def outcomes_showing(game, table: ir.Table, outcomes, rows: tuple, timeout_ms: i
 
 
 def _in_abstract(x, v, n):
-    if isinstance(v, tuple) and v and v[0] == "top":
-        return z3.BoolVal(True)
-    if isinstance(v, tuple):  # an array
-        return z3.BoolVal(True)
     if isinstance(v, Interval):
         c = []
         if v.lo is not None:
@@ -264,6 +261,8 @@ def _in_abstract(x, v, n):
         if v.hi is not None:
             c.append(x <= v.hi)
         return z3.And(c) if c else z3.BoolVal(True)
+    if isinstance(v, tuple):  # a forgotten value ("top", ...), or an array
+        return z3.BoolVal(True)
     if isinstance(v, bool):
         return x == z3.BoolVal(v)
     return x == v
@@ -383,14 +382,14 @@ class _Encoder:
 
 
 # -- bounds ---------------------------------------------------------------------------------------------------
-def bounded_under(game, var: str, condition: ir.Expr, timeout_ms: int) -> int | None:
+def bounded_under(game, var: str, condition: ir.Expr, rlimit: int) -> int | None:
     """The largest total of per-player (or per-side) int match variable ``var`` while ``condition`` is false,
     over the variable's declared range; None when unbounded (or unknown)."""
     enc = _Encoder(game)
     arr = enc.arrays[var]
     decl = next(v for v in game.ir.vars if v.name == var)
     opt = z3.Optimize()
-    opt.set("timeout", timeout_ms)
+    opt.set("rlimit", rlimit)
     for x in arr:
         if decl.type.low is not None:
             opt.add(x >= decl.type.low)
@@ -409,7 +408,7 @@ def bounded_under(game, var: str, condition: ir.Expr, timeout_ms: int) -> int | 
     return val.as_long()
 
 
-def deal_number_bound(game, condition: ir.Expr, timeout_ms: int) -> int | None:
+def deal_number_bound(game, condition: ir.Expr, rlimit: int) -> int | None:
     """The largest ``deal_number`` while ``condition`` (the match's ``ends when``) is false; None when the
     condition does not bound it (or does not read it)."""
     from .liveness import subexprs
@@ -417,7 +416,7 @@ def deal_number_bound(game, condition: ir.Expr, timeout_ms: int) -> int | None:
         return None
     enc = _Encoder(game)
     opt = z3.Optimize()
-    opt.set("timeout", timeout_ms)
+    opt.set("rlimit", rlimit)
     opt.add(enc.deal_number >= 0)
     opt.add(z3.Not(enc.expr(condition)))
     h = opt.maximize(enc.deal_number)
@@ -500,11 +499,14 @@ class _SymStore:
                 for p in range(self.game.players):
                     self.run(s.body, {**env, s.var: z3.IntVal(p)}, cond)
             elif isinstance(s, ir.Score):
-                for row in self.game.ir.table(s.table).rows:
-                    self.run(row.body, env, z3.And(cond, self.expr(row.guard, env)))
+                # as the engine: every row's condition is read before any row fires
+                rows = self.game.ir.table(s.table).rows
+                guards = [self.expr(row.guard, env) for row in rows]
+                for row, gz in zip(rows, guards):
+                    self.run(row.body, env, z3.And(cond, gz))
 
 
-def preserves_total(game, var: str, outcomes_by_table: dict, timeout_ms: int) -> tuple[bool | None, str]:
+def preserves_total(game, var: str, outcomes_by_table: dict, rlimit: int) -> tuple[bool | None, str]:
     """Whether every effect that changes per-player/per-side ``var`` leaves its total unchanged.
 
     Table rows are checked over the reachable outcomes at their ``score`` (``outcomes_by_table``); any
@@ -527,7 +529,7 @@ def preserves_total(game, var: str, outcomes_by_table: dict, timeout_ms: int) ->
                 before = list(sym.store[var])
                 sym.run(tuple(s for s in b if not isinstance(s, ir.Score)), {"actor": z3.Int("actor")})
                 s = z3.Solver()
-                s.set("timeout", timeout_ms)
+                s.set("rlimit", rlimit)
                 s.add(z3.Sum(sym.store[var]) != z3.Sum(before))
                 if _check(s) == z3.sat:
                     return None, f"an effect of phase '{ph.name}' may change total({var})"
@@ -545,7 +547,7 @@ def preserves_total(game, var: str, outcomes_by_table: dict, timeout_ms: int) ->
             before = list(sym.store[var])
             sym.run(r.body, {})
             s = z3.Solver()
-            s.set("timeout", timeout_ms)
+            s.set("rlimit", rlimit)
             alts = []
             for vars_, won, dealer in outcomes:
                 conj = [enc.dealer == dealer]
@@ -562,7 +564,7 @@ def preserves_total(game, var: str, outcomes_by_table: dict, timeout_ms: int) ->
     return True, f"SMT (z3): each of the {checked} effects that change {var} preserves total({var})"
 
 
-def deal_ranking(game, then_block, prim: str, sec: str, K: int, outcomes, timeout_ms: int) -> tuple[bool, int]:
+def deal_ranking(game, then_block, prim: str, sec: str, K: int, outcomes, rlimit: int) -> tuple[bool, int]:
     """Whether Q = K*total(prim) + total(sec) rises by at least 1 through ``then_block`` for every reachable
     outcome and every value of the match variables in their declared ranges while the match goes on;
     returns (holds, the largest Q while the match goes on)."""
@@ -572,7 +574,7 @@ def deal_ranking(game, then_block, prim: str, sec: str, K: int, outcomes, timeou
     sym = _SymStore(game, enc)
     pre = {name: list(v) for name, v in sym.store.items() if isinstance(v, list)}
     s = z3.Solver()
-    s.set("timeout", timeout_ms)
+    s.set("rlimit", rlimit)
     for v in g.vars:
         if v.scope == "match" and v.per is not None and v.type.kind == "int":
             for x in pre[v.name]:
@@ -609,7 +611,7 @@ def deal_ranking(game, then_block, prim: str, sec: str, K: int, outcomes, timeou
         return False, 0
     s.pop()
     opt = z3.Optimize()
-    opt.set("timeout", timeout_ms)
+    opt.set("rlimit", rlimit)
     for c in s.assertions():
         opt.add(c)
     h = opt.maximize(q_pre)

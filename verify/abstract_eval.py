@@ -1,0 +1,498 @@
+"""Expressions over abstract states: the set of values an expression may take.
+
+:meth:`AbstractEvaluator.eval` returns a list of possible values (more than one means the abstraction
+cannot tell).  It over-approximates the engine's evaluator (:mod:`atout.engine.evaluate`): for every
+concrete state ``c`` that an abstract state ``a`` stands for, the concrete value of an expression in
+``c`` is among (or, for an int, inside an interval among) its abstract values in ``a``; a rule error of
+the engine (an index out of range, a division by zero, a function of ``none``) is the value
+:class:`ExprError`, which the abstract domain turns into an error state.
+``tests/test_abstraction_soundness.py`` checks this on every expression of the shipped games.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from atout.compiler import ir
+from atout.compiler.span import Span
+
+from .values import ANON, FORGOT, NONE, TOP_INT, Interval, add, compare, is_top, uniq
+
+
+@dataclass(frozen=True)
+class ExprError:
+    """The value of an expression whose evaluation is a rule error in the engine."""
+    message: str
+    span: Span | None = None
+
+
+def _errs(vals):
+    return [v for v in vals if v.__class__ is ExprError]
+
+
+class AbstractEvaluator:
+    """Mixed into :class:`atout.verify.absint.Abstraction` (which provides the game facts used here)."""
+
+    def closed(self, e) -> bool:
+        """Whether ``e`` reads no local (parameter, loop or quantifier variable): its value is the state's."""
+        cache = self.__dict__.setdefault("_closed", {})
+        got = cache.get(id(e))
+        if got is None:
+            from .liveness import subexprs
+            got = cache[id(e)] = not any(isinstance(x, ir.Local) for x in subexprs(e))
+        return got
+
+    def domain(self, t: ir.Type) -> list:
+        if t.kind == "bool":
+            return [True, False]
+        if t.kind == "player":
+            return list(range(self.n)) + [NONE]
+        if t.kind == "suit":
+            return list(range(len(self.g.deck.suits))) + [NONE]
+        if t.kind == "rank":
+            return list(range(self.nr)) + [NONE]
+        if t.kind == "enum":
+            e = next(e for e in self.g.enums if e.name == t.enum)
+            return list(range(len(e.values))) + [NONE]
+        if t.kind == "card":
+            return list(self.track) + [ANON, NONE]
+        if t.kind == "int":
+            return [Interval(t.low, t.high)]
+        raise ValueError(t)  # pragma: no cover
+
+    def expand(self, v) -> list:
+        """A stored value as the list of exact values it stands for (ints stay intervals)."""
+        if is_top(v):
+            return self.domain(ir.Type(v[1], enum=v[2]))
+        return [v]
+
+    def eval(self, e: ir.Expr, w, env: dict) -> list:  # noqa: C901 - one case per node type
+        """Possible values of ``e`` in abstract state ``w`` (a list; more than one means the abstraction
+        cannot tell)."""
+        cls = e.__class__
+        if cls is ir.Const:
+            return [e.value]
+        if cls is ir.BinOp:
+            return self._binop(e, w, env)
+        if cls is ir.Call:
+            pins = w.pins
+            if pins is not None and self.closed(e):
+                # one value for the whole step: the conditions read in it see the same card, the same suit
+                got = pins.get(id(e))
+                if got is not None:
+                    return [got]
+                vals = self._call(e, w, env)
+                if len(vals) > 1:
+                    got = w.choose(vals)
+                    pins[id(e)] = got
+                    return [got]
+                return vals
+            return self._call(e, w, env)
+        if cls is ir.Local:
+            return self.expand(env[e.name])
+        if cls is ir.VarRef:
+            return self.expand(w.vars[e.name])
+        if cls is ir.Builtin:
+            return self._builtin(e.name, w)
+        if cls is ir.Index:
+            arr = w.vars[e.base.name]
+            out = []
+            for i in self.eval(e.index, w, env):
+                if i.__class__ is ExprError:
+                    out.append(i)
+                elif isinstance(i, Interval):
+                    out.extend(x for a in arr for x in self.expand(a))
+                    if not (i.lo is not None and i.lo >= 0 and i.hi is not None and i.hi < len(arr)):
+                        out.append(ExprError(f"index out of range for '{e.base.name}'", e.span))
+                elif 0 <= i < len(arr):
+                    out.extend(self.expand(arr[i]))
+                else:
+                    out.append(ExprError(f"index {i} out of range for '{e.base.name}'", e.span))
+            return uniq(out)
+        if cls is ir.Not:
+            return uniq([x if x.__class__ is ExprError else (not x) for x in self.eval(e.operand, w, env)])
+        if cls is ir.Neg:
+            return uniq([x if x.__class__ is ExprError else add(0, x, -1) for x in self.eval(e.operand, w, env)])
+        if cls is ir.Cond:
+            out = []
+            for t in self.eval(e.test, w, env):
+                out.extend([t] if t.__class__ is ExprError else self.eval(e.then if t else e.orelse, w, env))
+            return uniq(out)
+        if cls is ir.InSet:
+            items = [self.eval(i, w, env) for i in e.items]
+            out = [x for alts in items for x in _errs(alts)]
+            for v in self.eval(e.value, w, env):
+                if v.__class__ is ExprError:
+                    out.append(v)
+                    continue
+                plain = [[it for it in alts if it.__class__ is not ExprError] for alts in items]
+                can_true = any(True in self._compare("==", v, it) for alts in plain for it in alts)
+                can_false = all(any(False in self._compare("==", v, it) for it in alts) for alts in plain if alts)
+                if can_true:
+                    out.append(True)
+                if can_false:
+                    out.append(False)
+            return uniq(out)
+        if cls is ir.Quant:
+            return self._quant(e, w, env)
+        if cls is ir.NextPlayer:
+            return self._next_player(e, w, env)
+        raise TypeError(type(e))  # pragma: no cover
+
+    def _next_player(self, e: ir.NextPlayer, w, env: dict) -> list:
+        out = []
+        for start in self.eval(e.after, w, env):
+            if start.__class__ is ExprError:
+                out.append(start)
+                continue
+            if not isinstance(start, int) or not 0 <= start < self.n:
+                out.append(ExprError(f"next({e.var} after ...): the start is none, not a player", e.span))
+                continue
+            decided = False
+            for k in range(1, self.n + 1):
+                p = (start + k) % self.n
+                vals = self.eval(e.cond, w, {**env, e.var: p})
+                out.extend(_errs(vals))
+                if True in vals:
+                    out.append(p)
+                if vals == [True] or all(v is True or v.__class__ is ExprError for v in vals):
+                    decided = True
+                    break
+            if not decided:
+                out.append(NONE)
+        return uniq(out)
+
+    def _builtin(self, name: str, w) -> list:
+        if name == "dealer":
+            return [w.dealer]
+        if name == "eldest":
+            return [(w.dealer + 1) % self.n]
+        if name == "actor":
+            return [w.actor]
+        if name == "leader":
+            return [w.trick_leader]
+        if name == "winner":
+            return [w.last_winner]
+        if name == "trick_number":
+            return [w.trick_number]
+        if name == "led_suit":
+            if not w.trick_cards:
+                return [NONE]
+            c = w.trick_cards[0][1]
+            if c >= 0 and self.bower_rank is not None and self.game.strength_of[c] == self.bower_rank:
+                return list(range(len(self.g.deck.suits)))   # a left bower leads trumps
+            return self._suits_of(c, w)
+        if name == "deal_number":
+            return [Interval(0, None)]
+        raise ValueError(name)  # pragma: no cover
+
+    def _suits_of(self, c, w=None) -> list:
+        if c == NONE:
+            return [NONE]
+        if c == ANON:
+            return list(range(len(self.g.deck.suits)))
+        return [self.game.suit_of[c]]
+
+    def _ranks_of(self, c, w=None) -> list:
+        if c == NONE:
+            return [NONE]
+        if c == ANON:
+            if w is not None and FORGOT in w.tracked:
+                return list(range(self.nr))
+            return list(self.anon_ranks)
+        return [self.game.strength_of[c]]
+
+    def zone_slots(self, e: ir.Expr, w, env: dict) -> list:
+        """The slots a zone expression may denote; an :class:`ExprError` where its player is not one."""
+        if isinstance(e, ir.ZoneRef):
+            return [self.game.zone_base[e.name]]
+        base = self.game.zone_base[e.base.name]
+        out = []
+        for p in self.eval(e.index, w, env):
+            if p.__class__ is ExprError:
+                out.append(p)
+            elif isinstance(p, int) and 0 <= p < self.n:
+                out.append(base + p)
+            else:
+                out.append(ExprError(f"no player {p} to index zone '{e.base.name}'", e.span))
+        return uniq(out)
+
+    def cards_in(self, w, slot: int) -> tuple[list[int], int | None]:
+        """(tracked cards in the zone, number of anonymous cards in it, None when unknown)."""
+        tr = [c for c, z in zip(self.track, w.tracked) if z == slot]
+        size = w.sizes[slot]
+        if size < 0:
+            return tr, None
+        return tr, size - len(tr)
+
+    def _player_fn(self, e: ir.Call, vals, f) -> list:
+        out = []
+        for p in vals:
+            if p.__class__ is ExprError:
+                out.append(p)
+            elif isinstance(p, int) and 0 <= p < self.n:
+                out.append(f(p))
+            else:
+                out.append(ExprError(f"{e.fn}() of none, not a player", e.span))
+        return uniq(out)
+
+    def _call(self, e: ir.Call, w, env: dict) -> list:  # noqa: C901 - one case per function
+        fn = e.fn
+        n = self.n
+        if fn in ("size", "top", "has"):
+            slots = self.zone_slots(e.args[0], w, env)
+            out = _errs(slots)
+            for z in slots:
+                if z.__class__ is ExprError:
+                    continue
+                tr, anon = self.cards_in(w, z)
+                if fn == "size":
+                    out.append(w.sizes[z] if w.sizes[z] >= 0 else Interval(0, None))
+                elif fn == "top":
+                    out.extend(tr)
+                    if anon is None or anon > 0:
+                        out.append(ANON)
+                    if anon is None or (not tr and not anon):
+                        out.append(NONE)
+                else:
+                    for c in self.eval(e.args[1], w, env):
+                        if c.__class__ is ExprError:
+                            out.append(c)
+                        elif c == NONE:
+                            out.append(False)
+                        elif c == ANON:
+                            out.extend([True, False] if anon is None or anon > 0 else [False])
+                        elif c in self.track_index and w.tracked[self.track_index[c]] != FORGOT:
+                            out.append(w.tracked[self.track_index[c]] == z)
+                        else:
+                            out.extend([True, False] if anon is None or anon > 0 else [False])
+            return uniq(out)
+        if fn in ("total", "max", "min"):
+            vals = list(w.vars[e.args[0].name])
+            if any(isinstance(x, Interval) or is_top(x) for x in vals):
+                if fn == "total":
+                    acc = 0
+                    for x in vals:
+                        acc = add(acc, TOP_INT if is_top(x) else x)
+                    return [acc]
+                ivs = [TOP_INT if is_top(x) else x for x in vals]
+                los = [x.lo if isinstance(x, Interval) else x for x in ivs]
+                his = [x.hi if isinstance(x, Interval) else x for x in ivs]
+                if fn == "max":
+                    lo = max(los) if all(v is not None for v in los) else max((v for v in los if v is not None),
+                                                                            default=None)
+                    hi = None if any(v is None for v in his) else max(his)
+                else:
+                    lo = None if any(v is None for v in los) else min(los)
+                    hi = min(his) if all(v is not None for v in his) else min((v for v in his if v is not None),
+                                                                            default=None)
+                return [Interval(lo, hi)]
+            return [{"total": sum, "max": max, "min": min}[fn](vals)]
+        if fn == "card":
+            out = []
+            for r in self.eval(e.args[0], w, env):
+                for s in self.eval(e.args[1], w, env):
+                    if r.__class__ is ExprError or s.__class__ is ExprError:
+                        out.append(r if r.__class__ is ExprError else s)
+                    elif r == NONE or s == NONE:
+                        out.append(NONE)
+                    else:
+                        c = s * self.nr + (self.nr - 1 - r)
+                        out.append(c if c in self.track_index else ANON)
+            return uniq(out)
+        if fn == "suit":
+            return uniq([x for c in self.eval(e.args[0], w, env)
+                         for x in ([c] if c.__class__ is ExprError else self._suits_of(c, w))])
+        if fn == "rank":
+            return uniq([x for c in self.eval(e.args[0], w, env)
+                         for x in ([c] if c.__class__ is ExprError else self._ranks_of(c, w))])
+        if fn == "tricks":
+            won = w.tricks_won
+            if won and won[0] == "T":  # only the total is kept (see blur_tricks)
+                return self._player_fn(e, self.eval(e.args[0], w, env), lambda p: Interval(0, won[1]))
+            if won and won[0] == "S":  # only each side's total is kept
+                return self._player_fn(e, self.eval(e.args[0], w, env),
+                                       lambda p: Interval(0, won[1][self.game.side_of[p]]))
+            return self._player_fn(e, self.eval(e.args[0], w, env), lambda p: won[p])
+        if fn == "played":
+            ps = [p for p, _ in w.trick_cards]
+            return uniq([p if p.__class__ is ExprError else (p in ps) for p in self.eval(e.args[0], w, env)])
+        vals = self.eval(e.args[0], w, env) if e.args else []
+        if fn == "left":
+            return self._player_fn(e, vals, lambda p: (p + 1) % n)
+        if fn == "right":
+            return self._player_fn(e, vals, lambda p: (p - 1) % n)
+        if fn == "partner":
+            return self._player_fn(e, vals, lambda p: self.game.partner[p])
+        if fn == "side":
+            return self._player_fn(e, vals, lambda p: self.game.side_of[p])
+        if fn == "abs":
+            out = []
+            for v in vals:
+                if v.__class__ is ExprError or not isinstance(v, Interval):
+                    out.append(v if v.__class__ is ExprError else abs(v))
+                elif v.lo is not None and v.lo >= 0:
+                    out.append(v)
+                elif v.hi is not None and v.hi <= 0:
+                    out.append(add(0, v, -1))
+                else:
+                    out.append(Interval(0, None))
+            return uniq(out)
+        if fn == "color":
+            return uniq([s if s.__class__ is ExprError else self.game.color_of.get(s, -1) for s in vals])
+        if fn == "seat":
+            out = []
+            for v in vals:
+                if v.__class__ is ExprError:
+                    out.append(v)
+                elif isinstance(v, Interval):
+                    out.extend(range(n))
+                else:
+                    out.append(v % n)
+            return uniq(out)
+        if fn == "ord":
+            return vals
+        raise ValueError(fn)  # pragma: no cover
+
+    def _binop(self, e: ir.BinOp, w, env: dict) -> list:  # noqa: C901
+        op = e.op
+        won = w.tricks_won
+        if op == "+" and won and won[0] == "S":
+            side = self._side_sum(e)
+            if side is not None:   # tricks(a) + tricks(b) of the two partners: the side's exact total
+                return [won[1][side]]
+        if op in ("and", "or"):
+            out = []
+            for a in self.eval(e.left, w, env):
+                if a.__class__ is ExprError:
+                    out.append(a)
+                elif op == "and" and not a:
+                    out.append(False)
+                elif op == "or" and a:
+                    out.append(True)
+                else:
+                    out.extend(self.eval(e.right, w, env))
+            return uniq(out)
+        left = self.eval(e.left, w, env)
+        right = self.eval(e.right, w, env)
+        out = []
+        for a in left:
+            for b in right:
+                if a.__class__ is ExprError or b.__class__ is ExprError:
+                    out.append(a if a.__class__ is ExprError else b)
+                elif op == "+":
+                    out.append(add(a, b))
+                elif op == "-":
+                    out.append(add(a, b, -1))
+                elif op in ("*", "/", "%"):
+                    if op != "*" and (b == 0 or isinstance(b, Interval) and 0 in b):
+                        out.append(ExprError("division by zero", e.span))
+                        if b == 0:
+                            continue
+                    if isinstance(a, Interval) or isinstance(b, Interval):
+                        out.append(TOP_INT)
+                    elif op == "*":
+                        out.append(a * b)
+                    else:
+                        out.append(a // b if op == "/" else a % b)
+                else:
+                    out.extend(self._compare(op, a, b))
+        return uniq(out)
+
+    def _side_sum(self, e: ir.BinOp):
+        a, b = e.left, e.right
+        if all(isinstance(x, ir.Call) and x.fn == "tricks" and isinstance(x.args[0], ir.Const) for x in (a, b)):
+            pa, pb = a.args[0].value, b.args[0].value
+            side_of = self.game.side_of
+            if 0 <= pa < self.n and 0 <= pb < self.n and pa != pb and side_of[pa] == side_of[pb] and \
+                    len(self.g.sides[side_of[pa]]) == 2:
+                return side_of[pa]
+        return None
+
+    def _compare(self, op: str, a, b) -> list[bool]:
+        if a == ANON or b == ANON:
+            if op in ("==", "!="):
+                other = b if a == ANON else a
+                if other == ANON:
+                    return [True, False]
+                if other == NONE or other in self.track_index:
+                    return [op == "!="]
+                return [True, False]
+            return [True, False]
+        return compare(op, a, b)
+
+    def _quant(self, e: ir.Quant, w, env: dict) -> list:  # noqa: C901
+        if e.domain is None:
+            results = []
+            for p in range(self.n):
+                inner = dict(env)
+                inner[e.var] = p
+                results.append(self.eval(e.body, w, inner))
+            errs = [x for r in results for x in _errs(r)]
+            results = [[x for x in r if x.__class__ is not ExprError] or [True, False] for r in results]
+            if e.kind == "any":
+                if any(r == [True] for r in results):
+                    return uniq(errs + [True])
+                return uniq(errs + ([True, False] if any(True in r for r in results) else [False]))
+            if e.kind == "all":
+                if any(r == [False] for r in results):
+                    return uniq(errs + [False])
+                return uniq(errs + ([True, False] if any(False in r for r in results) else [True]))
+            if e.kind == "sum":
+                won = w.tricks_won
+                if won and won[0] == "T" and isinstance(e.body, ir.Call) and e.body.fn == "tricks" and \
+                        isinstance(e.body.args[0], ir.Local) and e.body.args[0].name == e.var:
+                    return [won[1]]  # the total of tricks won is exact even when the split is not kept
+                acc = 0
+                for r in results:
+                    acc = add(acc, r[0]) if len(r) == 1 and not isinstance(r[0], bool) else \
+                        add(acc, Interval(0, 1) if all(isinstance(x, bool) for x in r) else TOP_INT)
+                return uniq(errs + [acc])
+            lo = sum(1 for r in results if r == [True])
+            hi = sum(1 for r in results if True in r)
+            return uniq(errs + [lo if lo == hi else Interval(lo, hi)])
+        # over the cards of a zone: tracked cards exactly, anonymous ones unknown
+        slots = self.zone_slots(e.domain, w, env)
+        errs = _errs(slots)
+        outs = []
+        for z in slots:
+            if z.__class__ is ExprError:
+                continue
+            tr, anon = self.cards_in(w, z)
+            lo = hi = 0
+            can_true = can_false = False
+            sure_true, sure_false = False, False
+            for c in tr + ([ANON] if anon is None or anon > 0 else []):
+                inner = dict(env)
+                inner[e.var] = c
+                r = self.eval(e.body, w, inner)
+                errs.extend(_errs(r))
+                r = [x for x in r if x.__class__ is not ExprError] or [True, False]
+                many = c == ANON          # the anonymous class stands for 0, 1 or more cards
+                if e.kind == "count":
+                    if c != ANON:
+                        lo += 1 if r == [True] else 0
+                        hi += 1 if True in r else 0
+                    else:
+                        if anon is None:
+                            hi = None if True in r else hi
+                        else:
+                            lo += anon if r == [True] else 0
+                            hi = None if hi is None else hi + (anon if True in r else 0)
+                elif e.kind == "sum":
+                    outs.append(TOP_INT)
+                    break
+                if True in r:
+                    can_true = True
+                    if r == [True] and not (many and anon is None):
+                        sure_true = True
+                if False in r:
+                    can_false = True
+                    if r == [False] and not (many and anon is None):
+                        sure_false = True
+            if e.kind == "count":
+                outs.append(lo if lo == hi else Interval(lo, hi))
+            elif e.kind == "any":
+                outs.extend([True] if sure_true else ([True, False] if can_true else [False]))
+            elif e.kind == "all":
+                outs.extend([False] if sure_false else ([True, False] if can_false else [True]))
+        return uniq(errs + outs)

@@ -1,0 +1,117 @@
+"""The abstraction function: the abstract state that stands for a concrete engine state.
+
+:func:`alpha` maps a concrete :class:`atout.engine.state.State` at rest (a player to decide) to the key of
+the abstract state the explorer would give it, with the same reductions (forgetting, suit relabelling,
+seat rotation).  :func:`covered` says whether an explored node stands for it: the key is equal, or the
+node's values are less precise (an interval around an exact int, a zone size or a card's place the node
+no longer keeps).  The cross-check (:mod:`.crosscheck`) uses them to catch the abstraction missing a
+concrete state or step; the refutations of liveness use them to know that a replay reached the node.
+"""
+from __future__ import annotations
+
+from .absint import AbstractState, Abstraction
+from .values import ANON, FORGOT, IN_DEAD, covers
+
+# positions in AbstractState.key()
+_SIZES, _TRACKED, _VARS, _TRICKS_WON, _GAINS = 3, 4, 5, 11, 13
+
+
+def abstract_state(A: Abstraction, st) -> AbstractState:
+    """The raw abstract state of a concrete state at rest (before forgetting and relabelling)."""
+    g = st.game
+    w = AbstractState(A)
+    w.phase = st.phase
+    w.selecting = st.selecting
+    w.actor = st.actor
+    w.sizes = [len(z) for z in st.zones]
+    where = {}
+    for i, z in enumerate(st.zones):
+        for c in z:
+            where[c] = i
+    w.tracked = [where[c] for c in A.track]
+    for v in g.ir.vars:
+        val = st.vars[v.name]
+        if v.scope == "match":
+            w.vars[v.name] = w._match_top(v)
+        elif isinstance(val, list):
+            w.vars[v.name] = tuple(A.widen_var(v.name, x) for x in val)
+        else:
+            w.vars[v.name] = A.widen_var(v.name, val)
+    w.dealer = st.dealer
+    w.trick_number = st.trick_number
+    w.trick_cards = [(p, c if c in A.track_index else ANON) for p, c in st.trick_cards]
+    w.to_play = st.to_play
+    w.trick_leader = st.trick_leader
+    w.last_winner = st.last_winner
+    blank = A.no_tricks()
+    if isinstance(blank, list):
+        w.tricks_won = list(st.tricks_won)
+    elif blank[0] == "T":
+        w.tricks_won = ("T", sum(st.tricks_won))
+    else:
+        w.tricks_won = ("S", tuple(sum(st.tricks_won[p] for p in side) for side in g.ir.sides))
+    gains = []
+    for name in A.watch:
+        before = st._deal_start_returns[name]
+        gains.append(tuple(a - b for a, b in zip(st.vars[name], before)))
+    w.gains = tuple(gains)
+    w.revealed = frozenset(st.revealed)
+    w.deal_open = st.deal_open
+    return w
+
+
+def alpha(A: Abstraction, st) -> tuple:
+    """The key of the abstract node standing for concrete state ``st`` (a decision), and the rotation and
+    relabelling applied: ``(key, perm, rot)``."""
+    w = abstract_state(A, st)
+    A.forget(w)
+    perm = A.canonical_suits(w)
+    rot = A.rotate(w)
+    return w.key(), perm, rot
+
+
+def key_covers(a: tuple, c: tuple) -> bool:
+    """Whether the node with key ``a`` stands for the (concrete) state with key ``c``."""
+    if a == c:
+        return True
+    if len(a) != len(c):
+        return False
+    for i, (x, y) in enumerate(zip(a, c)):
+        if x == y:
+            continue
+        if i == _SIZES:
+            if not all(p == q or p < 0 for p, q in zip(x, y)):
+                return False
+        elif i == _TRACKED:
+            if not all(p == q or p in (FORGOT, IN_DEAD) for p, q in zip(x, y)):
+                return False
+        elif i in (_VARS, _GAINS):
+            if not covers(x, y):
+                return False
+        else:
+            return False
+    return True
+
+
+class Coverage:
+    """Finds the explored node that stands for a concrete state (exact key first, then a covering node with
+    the same control)."""
+
+    def __init__(self, ex):
+        self.ex = ex
+        self._index = None
+
+    def _skeleton(self, k):
+        return tuple(x for i, x in enumerate(k) if i not in (_SIZES, _TRACKED, _VARS, _GAINS))
+
+    def find(self, key):
+        if key in self.ex.states:
+            return key
+        if self._index is None:
+            self._index = {}
+            for k in self.ex.states:
+                self._index.setdefault(self._skeleton(k), []).append(k)
+        for k in self._index.get(self._skeleton(key), ()):
+            if key_covers(k, key):
+                return k
+        return None

@@ -1,0 +1,196 @@
+"""Concrete searches in the engine: seeded matches and exhaustive search from a state.
+
+The verifier plays the engine itself to find counterexamples the abstract path could not give
+(:func:`search_matches`), to witness reachability, to cross-check its own abstraction
+(:mod:`.crosscheck`) and, in the mutation tests, as an independent oracle.  Every search is bounded by a
+number of matches or of states, never by time, so that it finds the same thing on every machine.
+"""
+from __future__ import annotations
+
+import random
+
+from atout.engine.evaluate import RuleError
+
+from .concretize import Realization
+
+MAX_MATCH_STEPS = 4000
+
+
+def choose_random(rng):
+    """A policy: uniformly random chance outcomes and legal actions."""
+    def policy(st, options, chance):
+        return options[rng.randrange(len(options))]
+    return policy
+
+
+def play_match(game, policy, on_state=None, max_steps: int = MAX_MATCH_STEPS):
+    """One match: ``policy(state, options, is_chance) -> option`` picks every chance outcome and action;
+    ``on_state(state, steps) -> bool`` is called at the start and after every step (True stops the match).
+    Returns ``(steps, final state, rule error text or None)``; a rule error ends the match."""
+    st = game.new_initial_state()
+    steps: list[dict] = []
+    if on_state is not None and on_state(st, steps):
+        return steps, st, None
+    while not st.is_terminal() and len(steps) < max_steps:
+        chance = st.is_chance_node()
+        options = [a for a, _ in st.chance_outcomes()] if chance else st.legal_actions()
+        if not options:
+            return steps, st, None   # a dead end: nothing to play
+        a = policy(st, options, chance)
+        p = st.current_player()
+        steps.append({"player": p if p >= 0 else -1, "action": a, "text": st.action_to_string(a)})
+        try:
+            st.apply_action(a)
+        except RuleError as exc:
+            return steps, st, str(exc)
+        if on_state is not None and on_state(st, steps):
+            break
+    return steps, st, None
+
+
+def search_matches(game, found, matches: int, seed: int = 11, policies=None):
+    """The first of ``matches`` seeded matches in which ``found(state) -> bool`` holds after some step, as a
+    :class:`Realization` (or None).  ``policies``: a list of policy makers ``f(rng)``, used in turn."""
+    from atout.engine.bots import GreedyBot
+    rng = random.Random(seed)
+    makers = policies or [choose_random, _greedy_policy(GreedyBot)]
+    for k in range(matches):
+        sub = random.Random(rng.randrange(1 << 30))
+        policy = makers[k % len(makers)](sub)
+        hit = {}
+
+        def on_state(st, steps):
+            if found(st):
+                hit["at"] = (list(steps), st)
+                return True
+            return False
+
+        play_match(game, policy, on_state)
+        if hit:
+            steps, st = hit["at"]
+            return Realization(steps, st, 0)
+    return None
+
+
+def _greedy_policy(bot_class):
+    def make(rng):
+        bots = {}
+
+        def policy(st, options, chance):
+            if chance:
+                return options[rng.randrange(len(options))]
+            p = st.current_player()
+            if p not in bots:
+                bots[p] = bot_class(rng.randrange(1 << 30))
+            return bots[p].step(st)
+        return policy
+    return make
+
+
+def exhaustive(state, goal, max_states: int = 20_000):
+    """Search every continuation of a concrete ``state`` (all actions, all chance outcomes) for one where
+    ``goal(state)`` holds.  Returns True (found), False (every continuation explored, none reaches it) or
+    None (the budget ran out).  A rule error or a dead end is a continuation that does not reach it."""
+    stack = [state]
+    seen = 0
+    while stack:
+        st = stack.pop()
+        if goal(st):
+            return True
+        if st.is_terminal():
+            continue
+        seen += 1
+        if seen > max_states:
+            return None
+        chance = st.is_chance_node()
+        options = [a for a, _ in st.chance_outcomes()] if chance else st.legal_actions()
+        for a in options:
+            nxt = st.clone()
+            try:
+                nxt.apply_action(a)
+            except RuleError:
+                continue
+            stack.append(nxt)
+    return False
+
+
+def distances_to(ex, targets) -> dict:
+    """Abstract node -> number of moves to the nearest of ``targets`` (reverse breadth-first search)."""
+    G = ex.graph
+    dist = {t: 0 for t in targets if t in G}
+    frontier = list(dist)
+    i = 0
+    while i < len(frontier):
+        v = frontier[i]
+        i += 1
+        for u in G.predecessors(v):
+            if u not in dist:
+                dist[u] = dist[v] + 1
+                frontier.append(u)
+    return dist
+
+
+def steered_search(V, ex, A, targets, found, matches: int, seed: int = 7, epsilon: float = 0.15):
+    """Seeded engine matches steered toward the abstract ``targets``: at every decision and chance node the
+    option whose next state at rest maps (:mod:`.alpha`) closest to a target in the abstract graph is
+    preferred (ties, and a share ``epsilon`` of the choices, at random).  Returns a :class:`Realization` of
+    the first state where ``found(state)`` holds, or None."""
+    from .alpha import Coverage, alpha
+    dist = distances_to(ex, targets)
+    if not dist:
+        return None
+    cov = Coverage(ex)
+    far = max(dist.values()) + 1
+    memo: dict = {}
+
+    def distance(st):
+        if st.is_terminal():
+            return far
+        if st.is_chance_node():
+            return None
+        key = alpha(A, st)[0]
+        if key not in memo:
+            node = cov.find(key)
+            memo[key] = dist.get(node, far) if node is not None else far
+        return memo[key]
+
+    rng = random.Random(seed)
+
+    def make(sub):
+        def policy(st, options, chance):
+            if len(options) == 1 or sub.random() < epsilon:
+                return options[sub.randrange(len(options))]
+            pool = options if len(options) <= 24 else sub.sample(options, 24)
+            scored = []
+            for a in pool:
+                nxt = st.clone()
+                try:
+                    nxt.apply_action(a)
+                except RuleError:
+                    continue
+                if found(nxt):
+                    return a
+                d = distance(nxt)
+                scored.append((far if d is None else d, a) if not chance else (d if d is not None else far - 1, a))
+            if not scored:
+                return options[sub.randrange(len(options))]
+            best = min(d for d, _ in scored)
+            ties = [a for d, a in scored if d == best]
+            return ties[sub.randrange(len(ties))]
+        return policy
+
+    for _ in range(matches):
+        sub = random.Random(rng.randrange(1 << 30))
+        hit = {}
+
+        def on_state(st, steps):
+            if found(st):
+                hit["at"] = (list(steps), st)
+                return True
+            return False
+
+        play_match(V.game, make(sub), on_state)
+        if hit:
+            steps, st = hit["at"]
+            return Realization(steps, st, 0)
+    return None

@@ -1,0 +1,269 @@
+"""Reaching a goal: ``can_end``, ``can_force`` and the built-in ``no_trap``.
+
+A proof uses only what exists in every concrete state of an abstract node (:func:`.graphs.must_attractor`:
+surely-legal moves, exact edges where chance is on the goal's side).  A refutation is either a reachable
+state from which the over-approximation itself never reaches the goal (a real trap), or a reachable state
+of the other side's *escape region* (:func:`.graphs.escape_region`): there the other players and chance
+keep play away from the goal for ever whatever the coalition does.  In both cases the engine replays a
+path to a concrete state that the node stands for (checked with :mod:`.alpha`); for an escape region, one
+play of the other side's strategy is shown as a lasso when the engine can repeat it.
+"""
+from __future__ import annotations
+
+from .alpha import Coverage, alpha
+from .checker import Counterexample, Result, Verifier
+from .graphs import coreachable, escape_region, must_attractor, strategy_move
+from .properties import phase_of, size_note, stopped, trace
+from .values import DEAL_START, MATCH_OVER
+
+
+def check_can_end(V: Verifier, prop) -> Result:
+    return _check_reach(V, prop, lambda u, actor: True, "the players together")
+
+
+def check_can_force(V: Verifier, prop) -> Result:
+    ex, A, err = V.exploration(V.spec_for(prop))
+    if ex is None:
+        return stopped(prop.name, prop.kind, err)
+
+    def coalition(u, actor):
+        w = ex.states.get(u)
+        if w is None:
+            return False
+        return A.eval(prop.player, w, {}) == [actor]
+
+    from atout.compiler.ir import _expr_text
+    return _check_reach(V, prop, coalition, f"{_expr_text(prop.player)} alone, whatever the others and chance do")
+
+
+def _check_reach(V: Verifier, prop, coalition, who: str) -> Result:
+    ex, A, err = V.exploration(V.spec_for(prop))
+    if ex is None:
+        return stopped(prop.name, prop.kind, err)
+    G = ex.graph
+    targets = {k for k in ex.states if phase_of(k) == prop.target}
+    loop = [k for k in ex.states if phase_of(k) in prop.phases]
+    attr = must_attractor(G, targets, coalition, maybe_dead=ex.maybe_dead, cases=ex.cases)
+    missing = [u for u in loop if u not in attr]
+    if not missing:
+        return Result(prop.name, prop.kind, "proved",
+                      f"attractor on the abstraction ({size_note(ex, A)}): from all {len(loop)} reachable "
+                      f"states of {{{', '.join(prop.phases)}}}, {who} can force reaching '{prop.target}' "
+                      f"(only surely legal moves; chance and what the abstraction cannot tell adversarial)")
+    r = refute_reach(V, ex, A, prop.name, prop.kind, targets, set(missing), coalition,
+                     lambda st: st.phase in prop.phases and not st.is_terminal(), prop.target)
+    if r is not None:
+        return r
+    return Result(prop.name, prop.kind, "unknown",
+                  f"attractor on the abstraction ({size_note(ex, A)}) misses {len(missing)} of {len(loop)} "
+                  f"states, and no state was found from which the others surely keep play away from "
+                  f"'{prop.target}': the abstraction may be too coarse to show a strategy")
+
+
+def refute_reach(V, ex, A, name, kind, targets, missing, coalition, in_scope, goal_text, chance_helps=False,
+                 goal=None):
+    """A refutation of reaching ``targets`` from the ``missing`` nodes, or None.  With ``chance_helps`` (the
+    goal need only be reachable with some chance outcomes), the escape region does not apply; instead the
+    engine searches every continuation of a replayed state for ``goal(state)``."""
+    G = ex.graph
+    cov = Coverage(ex)
+    # a state from which even the over-approximation never reaches the goal is a real trap
+    co = coreachable(G, targets)
+    trapped = {u for u in missing if u not in co}
+    if trapped:
+        r = _replay_into(V, ex, A, cov, trapped, in_scope)
+        if r is not None:
+            real, node = r
+            return Result(name, kind, "refuted", f"from this state no sequence of moves and chance outcomes "
+                          f"reaches '{goal_text}', even in the over-approximation",
+                          counterexample=trace(V, real, note="a trap"))
+    if chance_helps:
+        return _exhaustive_trap(V, ex, A, cov, name, kind, missing, in_scope, goal, goal_text)
+    W = escape_region(G, targets, coalition, maybe_dead=ex.maybe_dead, cases=ex.cases)
+    inside = {u for u in missing if u in W}
+    if inside:
+        r = _replay_into(V, ex, A, cov, inside, in_scope)
+        if r is not None:
+            real, node = r
+            lasso = _strategy_lasso(V, ex, A, node, W, coalition, len(real.steps), real)
+            note = (f"from here the other side keeps play away from '{goal_text}' for ever, whatever the "
+                    f"coalition does: a strategy on the abstraction using only moves that are surely legal and "
+                    f"outcomes that exist in every concrete state ({len(W)} abstract states)")
+            if lasso is not None:
+                return Result(name, kind, "refuted", "the other side's strategy avoids the goal: " + note +
+                              "; one play of it, a lasso, replayed by the engine", counterexample=lasso)
+            return Result(name, kind, "refuted", note, counterexample=trace(V, real, note=note))
+    return None
+
+
+def _replay_into(V, ex, A, cov, nodes: set, in_scope, order=None, tries: int = 6):
+    """A concrete replay to a state that one of ``nodes`` stands for: ``(realization, node)`` or None."""
+    tried = 0
+    for node in order if order is not None else _by_depth(V, ex, nodes):
+        if tried >= tries:
+            break
+        found = V.path_to(ex, {node})
+        if found is None:
+            continue
+        tried += 1
+        init, edges, _ = found
+
+        def check(st):
+            if st.is_terminal() or st.is_chance_node() or not in_scope(st):
+                return False
+            return cov.find(alpha(A, st)[0]) in nodes
+
+        real = V.replay(A, ex, init, edges, check, attempts=min(60, V.budget.replays))
+        if real is not None:
+            return real, cov.find(alpha(A, real.state)[0])
+    return None
+
+
+def _by_depth(V, ex, nodes: set) -> list:
+    """``nodes`` in the order a breadth-first search from the start of the match meets them."""
+    G = ex.graph
+    seen = set(ex.initial)
+    order = [k for k in ex.initial if k in nodes]
+    frontier = list(ex.initial)
+    i = 0
+    while i < len(frontier):
+        u = frontier[i]
+        i += 1
+        for v in G.successors(u):
+            if v not in seen:
+                seen.add(v)
+                frontier.append(v)
+                if v in nodes:
+                    order.append(v)
+    return order
+
+
+def _exhaustive_trap(V, ex, A, cov, name, kind, missing, in_scope, goal, goal_text):
+    """Replay states of ``missing`` nodes (those next to a rule error first, the latest in a deal first) and
+    search every concrete continuation for ``goal``; a state none of whose continuations reaches it is a
+    trap."""
+    from .playouts import exhaustive
+    from .values import ERROR
+    G = ex.graph
+    near_error = [u for u in missing if any(isinstance(v, tuple) and v and v[0] == ERROR for v in G.successors(u))]
+    order = [u for u in _by_depth(V, ex, set(near_error))][::-1] + \
+        [u for u in _by_depth(V, ex, set(missing) - set(near_error))][::-1]
+    tried = 0
+    for node in order:
+        if tried >= 8:
+            break
+        r = _replay_into(V, ex, A, cov, {node}, in_scope, order=[node], tries=1)
+        if r is None:
+            continue
+        tried += 1
+        real, _ = r
+        if exhaustive(real.state, goal(real.state), max_states=20_000) is False:
+            return Result(name, kind, "refuted", f"from this state no continuation reaches {goal_text}: the "
+                          f"engine searched every one (every action and chance outcome) and each stops first",
+                          counterexample=trace(V, real, note="a trap: every continuation stops before "
+                                                             f"{goal_text}"))
+    return None
+
+
+def _strategy_lasso(V, ex, A, start, W, coalition, prefix_len, real):
+    """From ``start``, follow the other side's strategy (and the coalition's first move) until a node repeats;
+    replay the cycle three times after the prefix that reached ``start``."""
+    G = ex.graph
+    seen = {start: 0}
+    path = []
+    u = start
+    while True:
+        step = strategy_move(G, u, W, coalition)
+        if step is None:
+            return None
+        v, data = step
+        path.append(data)
+        if v in (MATCH_OVER,) or not isinstance(v, tuple) or v[0] == DEAL_START or v not in ex.states:
+            return None
+        if v in seen:
+            cycle_from = seen[v]
+            break
+        seen[v] = len(path)
+        u = v
+    found = V.path_to(ex, {start})
+    if found is None:
+        return None
+    init, prefix, _ = found
+    cycle = path[cycle_from:]
+    lead = path[:cycle_from]
+    real2 = V.replay(A, ex, init, prefix + lead + cycle, lambda st: not st.is_terminal(), extra_cycles=2,
+                     cycle_from=len(prefix) + len(lead), attempts=min(60, V.budget.replays))
+    if real2 is None:
+        return None
+    decisions = [i for i, s in enumerate(real2.steps) if s["player"] >= 0]
+    if len(decisions) < 3 * len(cycle):
+        return None
+    first = decisions[-3 * len(cycle)]
+    cyc = (len(real2.steps) - first) // 3
+    start_i = len(real2.steps) - 3 * cyc
+    return Counterexample("lasso", real2.steps, start_i, cyc,
+                          "the other side's strategy: the cycle repeats for ever and never reaches the goal",
+                          V.play_by_play(real2.steps[:start_i + cyc], start=max(0, start_i - 3)))
+
+
+def _trap_before_error(V, goal_for, back: int = 40):
+    """A concrete rule error (from seeded engine matches), and on its way the latest state from which the
+    engine finds no continuation that ends the deal: a trap."""
+    from atout.engine.evaluate import RuleError
+    from .concretize import Realization
+    from .playouts import exhaustive
+    from .properties import _search_error
+    err = _search_error(V)
+    if err is None:
+        return None
+    steps = err.steps[:-1]      # the last step raised the error
+    states = [V.game.new_initial_state()]
+    try:
+        for s in steps:
+            nxt = states[-1].clone()
+            nxt.apply_action(s["action"])
+            states.append(nxt)
+    except RuleError:
+        return None
+    for k in range(len(states) - 1, max(-1, len(states) - 1 - back), -1):
+        st = states[k]
+        if st.is_terminal():
+            continue
+        if exhaustive(st, goal_for(st), max_states=20_000) is False:
+            real = Realization(steps[:k], st, 0)
+            return Result("builtin:no_trap", "can_end", "refuted",
+                          f"from this state no continuation ends the deal: the engine searched every one (every "
+                          f"action and chance outcome) and each stops first, in a rule error ({err.error})",
+                          counterexample=trace(V, real, note="a trap: every continuation stops before the end of "
+                                                             "the deal"))
+    return None
+
+
+def check_no_trap(V: Verifier, ex, A, note) -> Result:
+    """``builtin:no_trap``: from every reachable state a deal can still end (or the match), with the players'
+    choices and chance outcomes that exist in every concrete state of a node."""
+    G = ex.graph
+    targets = {MATCH_OVER} | {k for k in ex.states if phase_of(k) == DEAL_START and k not in ex.initial}
+    attr = must_attractor(G, targets, lambda u, a: True, chance_helps=True, maybe_dead=ex.maybe_dead,
+                          cases=ex.cases)
+    missing = {u for u in ex.states if u not in attr and u not in targets and G.out_degree(u) > 0}
+    if not missing:
+        return Result("builtin:no_trap", "can_end", "proved",
+                      f"exhaustive exploration ({note}): from every reachable state a deal can surely still end "
+                      f"(an attractor using only surely legal moves and outcomes that exist in every concrete "
+                      f"state)")
+    def goal_for(start):
+        n0 = len(start.deal_log)     # the deal in progress ends, or the match
+        return lambda st: st.is_terminal() or len(st.deal_log) > n0
+
+    r = refute_reach(V, ex, A, "builtin:no_trap", "can_end", targets, missing, lambda u, a: True,
+                     lambda st: not st.is_terminal(), "the end of a deal", chance_helps=True, goal=goal_for)
+    if r is not None:
+        return r
+    r = _trap_before_error(V, goal_for)
+    if r is not None:
+        return r
+    return Result("builtin:no_trap", "can_end", "unknown",
+                  f"{len(missing)} abstract states are not shown to reach the end of a deal (what the abstraction "
+                  f"cannot tell, e.g. a write that may leave a variable's range, may stop them), and no trap "
+                  f"was replayed")

@@ -1,0 +1,251 @@
+"""Termination: ``terminates {PHASES}`` and ``terminates match``.
+
+A loop terminates when the abstract graph restricted to its phases has no cycle (every concrete run maps
+to an abstract path, and a finite graph without a cycle has no infinite path); a linear ranking function
+found by z3 then says *why*.  A cycle is a candidate lasso, reported only once the engine replayed it three
+times and every guard on it is decided exactly by the abstraction.  A match terminates when no deal can
+go on for ever and the number of deals is bounded (a ranking function over deals, checked by z3).
+"""
+from __future__ import annotations
+
+import networkx as nx
+
+from atout.compiler import ir
+
+from . import smt
+from .checker import Counterexample, Result, Spec, Verifier
+from .properties import phase_of, size_note, stopped
+from .values import Interval, is_interval
+
+
+def _features(A, w) -> dict:
+    f = {}
+    for i, slot in enumerate(A.slots):
+        if w.sizes[i] >= 0:
+            f[f"size({slot.label})"] = w.sizes[i]
+    for name, v in w.vars.items():
+        if isinstance(v, int) and not isinstance(v, bool) and not is_interval(v):
+            f[name] = v
+    if w.selecting is not None:
+        f["chosen"] = w.selecting[1]
+    return f
+
+
+def find_lasso(V, ex, nodes: set, edge_ok=lambda d: True):
+    """A reachable cycle inside ``nodes``: ((init, prefix edges, cycle edges) or None, the loop's DiGraph)."""
+    G = ex.graph
+    H = nx.DiGraph()
+    H.add_nodes_from(nodes)
+    data = {}
+    for u, v, d in G.edges(data=True):
+        if u in nodes and v in nodes and edge_ok(d):
+            if not H.has_edge(u, v):
+                H.add_edge(u, v)
+                data[(u, v)] = d
+    cyc_nodes = set()
+    for comp in nx.strongly_connected_components(H):
+        if len(comp) > 1 or any(H.has_edge(u, u) for u in comp):
+            cyc_nodes |= comp
+    if not cyc_nodes:
+        return None, H
+    found = V.path_to(ex, cyc_nodes)
+    if found is None:
+        return None, H
+    init, prefix, head = found
+    comp = next(c for c in nx.strongly_connected_components(H) if head in c)
+    sub = H.subgraph(comp)
+    best = None
+    for v in sub.successors(head):
+        if v == head:
+            best = [head, head]
+            break
+        try:
+            path = nx.shortest_path(sub, v, head)
+        except nx.NetworkXNoPath:
+            continue
+        if best is None or len(path) + 1 < len(best):
+            best = [head] + path
+    edges = [data[(a, b)] for a, b in zip(best, best[1:])]
+    return (init, prefix, edges), H
+
+
+def _sure_exact(d) -> bool:
+    return bool(d["exact"]) and bool(d.get("sure", True))
+
+
+def _lasso_counterexample(V, real, n_prefix, n_cycle, note):
+    decisions = [i for i, s in enumerate(real.steps) if s["player"] >= 0]
+    if len(decisions) < 3 * n_cycle:
+        cyc = 0
+    else:
+        cyc = (len(real.steps) - decisions[-3 * n_cycle]) // 3
+    start = len(real.steps) - 3 * cyc if cyc else None
+    return Counterexample("lasso", real.steps, start, cyc, note,
+                          V.play_by_play(real.steps[:start + cyc] if cyc else real.steps,
+                                         start=max(0, start - 3) if cyc else 0)), cyc
+
+
+def check_terminates(V: Verifier, prop: ir.Property) -> Result:
+    ex, A, err = V.exploration(V.spec_for(prop))
+    if ex is None:
+        return stopped(prop.name, prop.kind, err)
+    nodes = {k for k in ex.states if phase_of(k) in prop.phases}
+    lasso, H = find_lasso(V, ex, nodes)
+    if lasso is None:
+        # acyclic: explain with a ranking function found by z3
+        edges = [(_features(A, ex.states[u]), u[0], _features(A, ex.states[v]), v[0]) for u, v in H.edges()]
+        common = sorted(set.intersection(*[set(e[0]) & set(e[2]) for e in edges])) if edges else []
+        rank = smt.ranking_function(edges, common, V.budget.rlimit) if edges else None
+        longest = nx.dag_longest_path_length(H) if H.number_of_nodes() else 0
+        if rank is not None:
+            return Result(prop.name, prop.kind, "proved",
+                          f"ranking function r = {rank} (found by z3): r >= 0 and r decreases by at least 1 on "
+                          f"each of the {len(edges)} transitions of the loop in the over-approximating "
+                          f"abstraction ({size_note(ex, A)})")
+        return Result(prop.name, prop.kind, "proved",
+                      f"exhaustive exploration: the loop has no cycle in the over-approximating abstraction "
+                      f"({size_note(ex, A)}); every path leaves it within {longest} moves")
+    init, prefix, cycle = lasso
+    exact = all(_sure_exact(d) for d in cycle)
+    real = V.replay(A, ex, init, prefix + cycle, lambda st: st.phase in prop.phases,
+                    extra_cycles=2, cycle_from=len(prefix))
+    if real is None:
+        return Result(prop.name, prop.kind, "unknown",
+                      f"the abstraction has a cycle in the loop ({len(cycle)} moves) that the engine could not "
+                      f"replay")
+    note = (f"after the prefix, a cycle of {len(cycle)} decisions returns to the same abstract state (zone "
+            f"sizes, and variables as the abstraction keeps them: a counter compared only with small constants "
+            f"is kept as an interval); the engine replayed it 3 times")
+    if exact:
+        note += "; every guard on it depends only on what the abstraction tracks exactly, so it can repeat " \
+                "for ever"
+    ce, _ = _lasso_counterexample(V, real, len(prefix), len(cycle), note)
+    return Result(prop.name, prop.kind, "refuted" if exact else "unknown",
+                  "lasso: a reachable cycle of the loop, replayed by the engine" if exact else
+                  "a cycle whose guards the abstraction cannot decide exactly", counterexample=ce)
+
+
+def check_match_terminates(V: Verifier, prop: ir.Property) -> Result:
+    ex, A, err = V.exploration(V.spec_for(prop))
+    if ex is None:
+        return stopped(prop.name, prop.kind, err)
+    nodes = set(ex.states)
+    lasso, H = find_lasso(V, ex, nodes, edge_ok=lambda d: d.get("end_gains") is None)
+    bound = deal_count_bound(V)
+    bound_text = f"; if every deal ends, the match ends within {bound}" if bound else ""
+    if lasso is not None:
+        init, prefix, cycle = lasso
+        exact = all(_sure_exact(d) for d in cycle)
+        real = V.replay(A, ex, init, prefix + cycle, lambda st: not st.is_terminal(),
+                        extra_cycles=2, cycle_from=len(prefix))
+        if real is not None and exact:
+            acts = list(dict.fromkeys(d["move"].action or d["move"].kind for d in cycle))
+            ce, _ = _lasso_counterexample(V, real, len(prefix), len(cycle),
+                                          "a deal that never ends: the cycle " + ", ".join(acts) +
+                                          " repeats for ever")
+            return Result(prop.name, prop.kind, "refuted",
+                          "lasso inside a deal (a cycle of moves that never ends the deal), replayed by the engine"
+                          + bound_text, counterexample=ce)
+        return Result(prop.name, prop.kind, "unknown", "a cycle inside a deal that the engine could not replay"
+                      + bound_text)
+    if bound:
+        return Result(prop.name, prop.kind, "proved",
+                      f"every deal ends (no cycle inside a deal in the abstraction, {size_note(ex, A)}), and "
+                      f"the match ends within {bound}")
+    return Result(prop.name, prop.kind, "unknown",
+                  "every deal ends, but no ranking function over deals was found")
+
+
+def _deal_effect_ranking(V: Verifier) -> str | None:
+    """A lexicographic ranking over deals, K * total(P) + total(S), when every change to match variables
+    happens in the scoring at the end of the trick play: z3 checks, by symbolic execution of that block over
+    the reachable scoring outcomes, that each deal raises the ranking by at least 1 while the match goes on,
+    and that the ranking is bounded while the match goes on (declared ranges)."""
+    from .liveness import phase_stmts, subexprs, walk
+    g = V.g
+    ints = [v for v in g.vars if v.scope == "match" and v.per is not None and v.type.kind == "int"]
+    if not ints:
+        return None
+    names = {v.name for v in ints}
+    then_blocks = [ph.trick.then for ph in g.phases if ph.trick is not None]
+    if len(then_blocks) != 1:
+        return None
+    in_then = set()
+    for s in walk(then_blocks[0]):
+        if isinstance(s, ir.Score):
+            in_then |= {id(x) for r in g.table(s.table).rows for x in walk(r.body)}
+        in_then.add(id(s))
+    scored_tables = [s.table for s in walk(then_blocks[0]) if isinstance(s, ir.Score)]
+    everywhere = [s for ph in g.phases for s in phase_stmts(g, ph)]
+    if any(isinstance(s, ir.Assign) and s.var in names and id(s) not in in_then for s in everywhere):
+        return None
+    ex, A, err = V.exploration(Spec(precise=True))
+    if ex is None or not scored_tables or not A.score_outcomes.get(scored_tables[0]):
+        return None
+    outcomes = list(A.score_outcomes[scored_tables[0]])
+    ends_vars = [v for v in ints if v.name in {x.name for x in subexprs(g.match.ends_when) if isinstance(x, ir.VarRef)}]
+    for prim in ends_vars:
+        for sec in ints:
+            if sec is prim:
+                continue
+            for K in (8, 16, 32, 64):
+                try:
+                    ok, bound = smt.deal_ranking(V.game, then_blocks[0], prim.name, sec.name, K, outcomes,
+                                                 V.budget.rlimit)
+                except smt.SolverTimeout:
+                    return None
+                if ok:
+                    return (f"{bound + 1} deals: ranking function {K}*total({prim.name}) + total({sec.name}) "
+                            f"rises by at least 1 in every deal (z3, symbolic execution of the scoring over the "
+                            f"reachable outcomes) and stays at most {bound} while the match goes on")
+    return None
+
+
+def deal_count_bound(V: Verifier) -> str | None:
+    """A bound on the number of deals: ``deal_number`` bounded (z3) while the match goes on, or a
+    per-player/side int match variable read by 'ends when' whose total grows by at least 1 in every deal,
+    and is bounded (z3) while the match goes on."""
+    try:
+        top = smt.deal_number_bound(V.game, V.g.match.ends_when, V.budget.rlimit)
+    except smt.SolverTimeout:
+        top = None
+    if top is not None:
+        return (f"{top + 1} deals: ranking function {top} - deal_number >= 0 while the match goes on (z3), and "
+                f"every deal adds 1 to deal_number")
+    lex = _deal_effect_ranking(V)
+    if lex is not None:
+        return lex
+    ex, A, err = V.exploration(Spec(precise=True))
+    if ex is None or not ex.deal_ends:
+        return None
+    g = V.g
+    from .liveness import subexprs
+    read = {x.name for x in subexprs(g.match.ends_when) if isinstance(x, ir.VarRef)}
+    for k, var in enumerate(A.watch):
+        if var not in read:
+            continue
+        mins = []
+        for _, gains in ex.deal_ends:
+            row = gains[k]
+            tot = 0
+            for x in row:
+                tot = (tot + x) if not isinstance(x, Interval) and not isinstance(tot, Interval) else Interval(None, None)
+            mins.append(tot)
+        if any(isinstance(x, Interval) for x in mins):
+            continue
+        least = min(mins)
+        if least < 1:
+            continue
+        try:
+            top = smt.bounded_under(V.game, var, g.match.ends_when, V.budget.rlimit)
+        except smt.SolverTimeout:
+            top = None
+        if top is None:
+            continue
+        deals = top // least + 1
+        return (f"{deals} deals: ranking function {top} - total({var}) >= 0 while the match goes on (z3), and "
+                f"every deal adds at least {least} to total({var})")
+    return None
+
+
+CHECKERS = {"terminates": check_terminates, "match_terminates": check_match_terminates}
