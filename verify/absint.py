@@ -115,12 +115,9 @@ class Abstraction(AbstractEvaluator):
         self.ends_reads = {x.name for x in ends if isinstance(x, ir.VarRef)}
         # 'ends when' reads nothing but variables (and deal_number, which only changes when a deal ends, where
         # the machine checks it anyway): after a write to another variable it is still false
-        self.ends_pure = all(isinstance(x, (ir.VarRef, ir.Const, ir.Local, ir.BinOp, ir.Not, ir.Neg, ir.Cond,
-                                            ir.InSet, ir.Index)) or
-                             isinstance(x, ir.Builtin) and x.name == "deal_number" or
-                             isinstance(x, ir.Quant) and x.domain is None or
-                             isinstance(x, ir.Call) and x.fn in ("total", "max", "min", "abs")
-                             for x in ends)
+        self.ends_pure = not any(isinstance(x, ir.ZoneRef) or isinstance(x, ir.Quant) and x.domain is not None or
+                                 isinstance(x, ir.Call) and x.fn in ("size", "top", "has", "tricks", "played") or
+                                 isinstance(x, ir.Builtin) and x.name != "deal_number" for x in ends)
         self.score_sources: dict = {}  # (table, valuation) -> (source key, move) that first reached it
         self.current = None  # (source key, move) of the step being computed (set by the explorer)
         self.seen_true: set[int] = set()    # ids of guards and conditions that held in some abstract state

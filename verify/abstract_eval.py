@@ -32,6 +32,16 @@ def _errs(vals):
 class AbstractEvaluator:
     """Mixed into :class:`atout.verify.absint.Abstraction` (which provides the game facts used here)."""
 
+    def _const_items(self, e):
+        """The items of ``A in {X, Y}`` as a set when they are all int or enum constants (else None)."""
+        cache = self.__dict__.setdefault("_consts", {})
+        k = id(e)
+        if k not in cache:
+            ok = all(isinstance(i, ir.Const) and not isinstance(i.value, bool) and i.type.kind != "card"
+                     for i in e.items)
+            cache[k] = frozenset(i.value for i in e.items) if ok else None
+        return cache[k]
+
     def closed(self, e) -> bool:
         """Whether ``e`` reads no local (parameter, loop or quantifier variable): its value is the state's."""
         cache = self.__dict__.setdefault("_closed", {})
@@ -65,9 +75,110 @@ class AbstractEvaluator:
             return self.domain(ir.Type(v[1], enum=v[2]))
         return [v]
 
-    def eval(self, e: ir.Expr, w, env: dict) -> list:  # noqa: C901 - one case per node type
+    def eval(self, e: ir.Expr, w, env: dict) -> list:
         """Possible values of ``e`` in abstract state ``w`` (a list; more than one means the abstraction
-        cannot tell)."""
+        cannot tell).  Each node is compiled once into a closure (:meth:`_compile`)."""
+        f = self._fns.get(id(e))
+        if f is None:
+            f = self._fns[id(e)] = self._compile(e)
+        return f(w, env)
+
+    @property
+    def _fns(self) -> dict:
+        d = self.__dict__.get("_fn_cache")
+        if d is None:
+            d = self.__dict__["_fn_cache"] = {}
+        return d
+
+    def _compile(self, e: ir.Expr):  # noqa: C901 - fast closures for the common nodes, the general case else
+        """A closure ``f(w, env) -> values`` for node ``e``: the common cases of single exact values are
+        computed directly, everything else by :meth:`_eval_node` (the same semantics)."""
+        cls = e.__class__
+        if cls is ir.Const:
+            v = e.value
+            return lambda w, env: [v]
+        if cls is ir.VarRef:
+            name = e.name
+            expand = self.expand
+            return lambda w, env: expand(w.vars[name])
+        if cls is ir.Local:
+            name = e.name
+            expand = self.expand
+            return lambda w, env: expand(env[name])
+        if cls is ir.Builtin and e.name in ("dealer", "actor", "leader", "winner", "trick_number", "eldest"):
+            n = self.n
+            return {"dealer": lambda w, env: [w.dealer], "actor": lambda w, env: [w.actor],
+                    "leader": lambda w, env: [w.trick_leader], "winner": lambda w, env: [w.last_winner],
+                    "trick_number": lambda w, env: [w.trick_number],
+                    "eldest": lambda w, env: [(w.dealer + 1) % n]}[e.name]
+        if cls is ir.Not:
+            fo = self._fn_of(e.operand)
+
+            def f_not(w, env):
+                vals = fo(w, env)
+                if len(vals) == 1 and vals[0].__class__ is bool:
+                    return [not vals[0]]
+                return self._eval_node(e, w, env)
+            return f_not
+        if cls is ir.BinOp and e.op in ("and", "or"):
+            fl, fr = self._fn_of(e.left), self._fn_of(e.right)
+            is_and = e.op == "and"
+
+            def f_logic(w, env):
+                a = fl(w, env)
+                if len(a) == 1 and a[0].__class__ is bool:
+                    if a[0] is (not is_and):      # or: true; and: false
+                        return [a[0]]
+                    return fr(w, env)
+                return self._eval_node(e, w, env)
+            return f_logic
+        if cls is ir.BinOp and e.op in ("==", "!=", "<", "<=", ">", ">=", "+", "-"):
+            fl, fr = self._fn_of(e.left), self._fn_of(e.right)
+            op = e.op
+            py = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+                  "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+                  "+": lambda a, b: a + b, "-": lambda a, b: a - b}[op]
+
+            def f_bin(w, env):
+                if op == "+" and w.tricks_won.__class__ is tuple and w.tricks_won and w.tricks_won[0] == "S":
+                    return self._eval_node(e, w, env)
+                a = fl(w, env)
+                b = fr(w, env)
+                if len(a) == 1 and len(b) == 1:
+                    x, y = a[0], b[0]
+                    if (x.__class__ is int or x.__class__ is bool) and (y.__class__ is int or y.__class__ is bool) \
+                            and x != ANON and y != ANON:
+                        return [py(x, y)]
+                return self._binop_values(e, a, b)
+            return f_bin
+        if cls is ir.Call:
+            closed = self.closed(e)
+
+            def f_call(w, env):
+                pins = w.pins
+                if pins is not None and closed:
+                    # one value for the whole step: the conditions read in it see the same card, the same suit
+                    got = pins.get(id(e))
+                    if got is not None:
+                        return [got]
+                    vals = self._call(e, w, env)
+                    if len(vals) > 1:
+                        got = w.choose(vals)
+                        pins[id(e)] = got
+                        return [got]
+                    return vals
+                return self._call(e, w, env)
+            return f_call
+        return lambda w, env: self._eval_node(e, w, env)
+
+    def _fn_of(self, e):
+        f = self._fns.get(id(e))
+        if f is None:
+            f = self._fns[id(e)] = self._compile(e)
+        return f
+
+    def _eval_node(self, e: ir.Expr, w, env: dict) -> list:  # noqa: C901 - one case per node type
+        """The general evaluation of one node (children through :meth:`eval`)."""
         cls = e.__class__
         if cls is ir.Const:
             return [e.value]
@@ -118,6 +229,17 @@ class AbstractEvaluator:
                 out.extend([t] if t.__class__ is ExprError else self.eval(e.then if t else e.orelse, w, env))
             return uniq(out)
         if cls is ir.InSet:
+            consts = self._const_items(e)
+            if consts is not None:
+                out = []
+                for v in self.eval(e.value, w, env):
+                    if v.__class__ is ExprError:
+                        out.append(v)
+                    elif v.__class__ is Interval or v == ANON:
+                        out.extend([True, False])
+                    else:
+                        out.append(v in consts)
+                return uniq(out)
             items = [self.eval(i, w, env) for i in e.items]
             out = [x for alts in items for x in _errs(alts)]
             for v in self.eval(e.value, w, env):
@@ -372,8 +494,10 @@ class AbstractEvaluator:
                 else:
                     out.extend(self.eval(e.right, w, env))
             return uniq(out)
-        left = self.eval(e.left, w, env)
-        right = self.eval(e.right, w, env)
+        return self._binop_values(e, self.eval(e.left, w, env), self.eval(e.right, w, env))
+
+    def _binop_values(self, e: ir.BinOp, left: list, right: list) -> list:
+        op = e.op
         out = []
         for a in left:
             for b in right:

@@ -93,7 +93,7 @@ def _dead_ends(V, ex, A, note) -> Result:
         # the state may have no legal action only in some of the cases the abstraction cannot tell apart
         from .playouts import search_matches
         real = search_matches(V.game, lambda st: not st.is_terminal() and not st.is_chance_node()
-                              and not st.legal_actions(), V.budget.playouts)
+                              and not st.legal_actions(), V.budget.search_steps)
     if real is None:
         return Result("builtin:no_dead_end", "can_end", "unknown",
                       f"the abstraction has {len(dead)} states that may have no legal action (phase "

@@ -86,13 +86,14 @@ class Budget:
 
     ``max_states``: abstract states per exploration; ``rlimit``: z3's resource limit per query (its own
     deterministic count of work); ``replays``: attempts to realise one abstract path concretely;
-    ``playouts``: seeded engine matches searched for a counterexample; ``cross_check``: seeded engine
+    ``search_steps``: engine steps of one concrete search for a counterexample (seeded matches, steered or
+    not); ``cross_check``: seeded engine
     matches replayed against the abstraction after verifying; ``timeout``: a wall-clock safety in seconds
     (None: none), the only budget that depends on the machine: a verdict it cut says so."""
     max_states: int = 400_000
     rlimit: int = 20_000_000
-    replays: int = 300
-    playouts: int = 400
+    replays: int = 80
+    search_steps: int = 60_000
     cross_check: int = 24
     timeout: float | None = 600.0
     t0: float = field(default_factory=time.perf_counter)

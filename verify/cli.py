@@ -128,7 +128,7 @@ def run_verify(args) -> int:
     if args.json:
         out = {"game": game.name, "rules": args.file, "seconds": round(seconds, 3),
                "budget": {"max_states": budget.max_states, "z3_rlimit": budget.rlimit, "replays": budget.replays,
-                          "playouts": budget.playouts, "cross_check": budget.cross_check,
+                          "search_steps": budget.search_steps, "cross_check": budget.cross_check,
                           "timeout": budget.timeout},
                "work": work,
                "properties": [r.as_json() for r in results], "findings": [f.as_json() for f in findings],

@@ -14,16 +14,49 @@ from .abstract_eval import ExprError
 MAX_KEPT = 8   # violations kept per monitor (for replay), beyond the first
 
 
+def projection(e):
+    """A function ``f(state)`` of what expression ``e`` reads (its variables, the zones it names, the trick
+    and deal fields its built-in names and functions read): equal projections give equal values."""
+    from .liveness import subexprs
+    names, zones, fields = set(), False, False
+    for x in subexprs(e):
+        if isinstance(x, ir.VarRef):
+            names.add(x.name)
+        elif isinstance(x, (ir.ZoneRef,)) or isinstance(x, ir.Call) and x.fn in ("card",) or \
+                isinstance(x, ir.Const) and x.type.kind == "card":
+            zones = True
+        elif isinstance(x, ir.Builtin) or isinstance(x, ir.Call) and x.fn in ("tricks", "played"):
+            fields = True
+    names = tuple(sorted(names))
+
+    def f(st):
+        return (tuple(st.vars[n] for n in names),
+                (tuple(st.sizes), tuple(st.tracked)) if zones else None,
+                (st.dealer, st.actor, st.trick_number, tuple(st.trick_cards), st.trick_leader, st.last_winner,
+                 tuple(st.tricks_won) if st.tricks_won.__class__ is list else st.tricks_won) if fields else None)
+    return f
+
+
 class InvariantMonitor:
-    """``invariant C``: C, with ``p`` bound to every player, in every observable state."""
+    """``invariant C``: C, with ``p`` bound to every player, in every observable state (memoised on what C
+    reads)."""
 
     def __init__(self, A, prop: ir.Property):
         self.A = A
         self.prop = prop
         self.checked = 0
         self.violations: list = []      # (kind, source key, move)
+        self._project = projection(prop.expr)
+        self._memo: dict = {}
 
     def fails(self, st) -> bool:
+        key = self._project(st)
+        got = self._memo.get(key)
+        if got is None:
+            got = self._memo[key] = self._fails(st)
+        return got
+
+    def _fails(self, st) -> bool:
         for p in range(self.A.n):
             vals = self.A.eval(self.prop.expr, st, {"p": p})
             if False in vals or any(v.__class__ is ExprError for v in vals):

@@ -350,7 +350,7 @@ def run_mutant(m: Mutant, budget=None, oracle_matches: int = 200, seed: int = 0)
         return MutantResult(m, {}, {}, [], [], invalid=oracle.error)
     from .crosscheck import CrossCheck
     cross = CrossCheck()
-    results, _ = verify_game(game, budget=budget or Budget(cross_check=6, playouts=120, timeout=None), cross=cross)
+    results, _ = verify_game(game, budget=budget or Budget(cross_check=6, search_steps=20_000, timeout=None), cross=cross)
     verdicts = {r.name: r.verdict for r in results}
     false_proofs = [p for p in oracle.violations if verdicts.get(p) == "proved"]
     false_refutations = [r.name for r in results if r.verdict == "refuted" and not refutation_holds(game, r)]

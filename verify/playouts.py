@@ -48,13 +48,17 @@ def play_match(game, policy, on_state=None, max_steps: int = MAX_MATCH_STEPS):
     return steps, st, None
 
 
-def search_matches(game, found, matches: int, seed: int = 11, policies=None):
-    """The first of ``matches`` seeded matches in which ``found(state) -> bool`` holds after some step, as a
-    :class:`Realization` (or None).  ``policies``: a list of policy makers ``f(rng)``, used in turn."""
+def search_matches(game, found, steps: int, seed: int = 11, policies=None):
+    """Seeded matches, ``steps`` engine steps in all, until ``found(state) -> bool`` holds after some step:
+    that play as a :class:`Realization` (or None).  ``policies``: a list of policy makers ``f(rng)``, used in
+    turn."""
     from atout.engine.bots import GreedyBot
     rng = random.Random(seed)
     makers = policies or [choose_random, _greedy_policy(GreedyBot)]
-    for k in range(matches):
+    used = 0
+    k = -1
+    while used < steps:
+        k += 1
         sub = random.Random(rng.randrange(1 << 30))
         policy = makers[k % len(makers)](sub)
         hit = {}
@@ -65,10 +69,11 @@ def search_matches(game, found, matches: int, seed: int = 11, policies=None):
                 return True
             return False
 
-        play_match(game, policy, on_state)
+        played, _, _ = play_match(game, policy, on_state, max_steps=min(MAX_MATCH_STEPS, steps - used))
+        used += len(played) + 1
         if hit:
-            steps, st = hit["at"]
-            return Realization(steps, st, 0)
+            trail, st = hit["at"]
+            return Realization(trail, st, 0)
     return None
 
 
@@ -130,11 +135,12 @@ def distances_to(ex, targets) -> dict:
     return dist
 
 
-def steered_search(V, ex, A, targets, found, matches: int, seed: int = 7, epsilon: float = 0.15):
+def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon: float = 0.15):
     """Seeded engine matches steered toward the abstract ``targets``: at every decision and chance node the
     option whose next state at rest maps (:mod:`.alpha`) closest to a target in the abstract graph is
-    preferred (ties, and a share ``epsilon`` of the choices, at random).  Returns a :class:`Realization` of
-    the first state where ``found(state)`` holds, or None."""
+    preferred (ties, and a share ``epsilon`` of the choices, at random).  ``steps`` bounds the engine steps,
+    the options weighed included.  Returns a :class:`Realization` of the first state where ``found(state)``
+    holds, or None."""
     from .alpha import Coverage, alpha
     dist = distances_to(ex, targets)
     if not dist:
@@ -155,13 +161,22 @@ def steered_search(V, ex, A, targets, found, matches: int, seed: int = 7, epsilo
         return memo[key]
 
     rng = random.Random(seed)
+    tracked = set(A.track)
+    used = [0]
 
     def make(sub):
         def policy(st, options, chance):
             if len(options) == 1 or sub.random() < epsilon:
                 return options[sub.randrange(len(options))]
-            pool = options if len(options) <= 24 else sub.sample(options, 24)
+            if chance and st.pending and st.pending[0][0] >= 0:
+                # chance outcomes of one class (a tracked card, or any untracked one) look alike to the
+                # abstraction: weigh one of each
+                anon = [a for a in options if a not in tracked]
+                pool = [a for a in options if a in tracked] + ([anon[sub.randrange(len(anon))]] if anon else [])
+            else:
+                pool = options if len(options) <= 12 else sub.sample(options, 12)
             scored = []
+            used[0] += len(pool)
             for a in pool:
                 nxt = st.clone()
                 try:
@@ -179,18 +194,19 @@ def steered_search(V, ex, A, targets, found, matches: int, seed: int = 7, epsilo
             return ties[sub.randrange(len(ties))]
         return policy
 
-    for _ in range(matches):
+    while used[0] < steps:
         sub = random.Random(rng.randrange(1 << 30))
         hit = {}
 
-        def on_state(st, steps):
+        def on_state(st, trail):
             if found(st):
-                hit["at"] = (list(steps), st)
+                hit["at"] = (list(trail), st)
                 return True
             return False
 
-        play_match(V.game, make(sub), on_state)
+        played, _, _ = play_match(V.game, make(sub), on_state, max_steps=MAX_MATCH_STEPS)
+        used[0] += len(played) + 1
         if hit:
-            steps, st = hit["at"]
-            return Realization(steps, st, 0)
+            trail, st = hit["at"]
+            return Realization(trail, st, 0)
     return None

@@ -85,12 +85,12 @@ def check_invariant(V: Verifier, prop: ir.Property) -> Result:
         if r is not None:
             return r
     # the abstract path fixes too much (the trick winners, which anonymous card is drawn): search the engine
-    real = search_matches(V.game, check, V.budget.playouts)
+    real = search_matches(V.game, check, V.budget.search_steps)
     if real is not None:
         return Result(prop.name, prop.kind, "refuted", "the abstraction has a violation; a seeded engine "
                       "match realised it", counterexample=trace(V, real, note="the invariant fails here"))
     return Result(prop.name, prop.kind, "unknown", f"the abstraction ({size_note(ex, A)}) has a violation that "
-                  f"neither its replay nor {V.budget.playouts} seeded engine matches realised",
+                  f"neither its replay nor {V.budget.search_steps} steps of seeded engine searches realised",
                   detail="abstract counterexample only")
 
 
@@ -189,7 +189,7 @@ def refute_error(V, ex, A, prop, src, msg, move, kind=None) -> Result:
         real = _search_error(V, None if prop.kind != "conserves" else set(prop.phases))
     if real is None:
         return Result(prop.name, kind, "unknown", f"the abstraction reaches a rule error ({msg}) that neither its "
-                      f"replay nor {V.budget.playouts} seeded engine matches realised")
+                      f"replay nor {V.budget.search_steps} steps of seeded engine searches realised")
     return Result(prop.name, kind, "refuted", f"a rule error is reachable: {real.error or msg}",
                   counterexample=trace(V, real, note=real.error or msg))
 
@@ -203,15 +203,24 @@ def _legal_raises(st) -> bool:
 
 
 def _search_error(V, phases=None):
-    """Seeded engine matches until one ends with a rule error (raised in one of ``phases``, if given)."""
+    """Seeded engine matches (``search_steps`` steps in all) until one ends with a rule error (raised in one
+    of ``phases``, if given); done once per set of phases."""
     from .concretize import Realization
-    from .playouts import choose_random, play_match
+    from .playouts import MAX_MATCH_STEPS, choose_random, play_match
+    cache = V.__dict__.setdefault("_error_searches", {})
+    key = None if phases is None else frozenset(phases)
+    if key in cache:
+        return cache[key]
     rng = random.Random(5)
-    for _ in range(V.budget.playouts):
-        steps, st, err = play_match(V.game, choose_random(random.Random(rng.randrange(1 << 30))))
+    used, found = 0, None
+    while used < V.budget.search_steps and found is None:
+        steps, st, err = play_match(V.game, choose_random(random.Random(rng.randrange(1 << 30))),
+                                    max_steps=min(MAX_MATCH_STEPS, V.budget.search_steps - used))
+        used += len(steps) + 1
         if err is not None and (phases is None or st.phase in phases):
-            return Realization(steps, None, 0, err)
-    return None
+            found = Realization(steps, None, 0, err)
+    cache[key] = found
+    return found
 
 
 # -- per-deal bounds ---------------------------------------------------------------------------------------------
@@ -335,9 +344,9 @@ def check_deal_bound(V: Verifier, prop: ir.Property, exact_sizes: bool = False) 
     # the path fixes who wins each trick, which random cards rarely allow: search the engine, steered toward
     # the abstract states where a deal ends breaking the bound, then seeded matches
     from .playouts import steered_search
-    real = steered_search(V, ex, A, {u for u, _, _ in bad_edges}, check, V.budget.playouts)
+    real = steered_search(V, ex, A, {u for u, _, _ in bad_edges}, check, V.budget.search_steps)
     if real is None:
-        real = search_matches(V.game, check, V.budget.playouts)
+        real = search_matches(V.game, check, V.budget.search_steps)
     if real is not None:
         return Result(prop.name, prop.kind, "refuted",
                       "exhaustive exploration found a violation; an engine search realised it",
@@ -350,7 +359,7 @@ def check_deal_bound(V: Verifier, prop: ir.Property, exact_sizes: bool = False) 
             return refined
     return Result(prop.name, prop.kind, "unknown",
                   f"the abstraction ({size_note(ex, A)}) has a violating path that neither its replay nor "
-                  f"{V.budget.playouts} seeded engine matches realised", detail="abstract counterexample only")
+                  f"{V.budget.search_steps} steps of seeded engine searches realised", detail="abstract counterexample only")
 
 
 def _zero_sum_var(e) -> str | None:
@@ -372,6 +381,15 @@ def check_complete(V: Verifier, prop: ir.Property) -> Result:
 
 
 def table_result(V: Verifier, name: str, kind: str, table: ir.Table) -> Result:
+    """The checks of one table, done once (a ``complete`` property and ``builtin:table:NAME`` share them)."""
+    cache = V.__dict__.setdefault("_tables", {})
+    if table.name not in cache:
+        cache[table.name] = _table_result(V, name, kind, table)
+    r = cache[table.name]
+    return Result(name, kind, r.verdict, r.method, counterexample=r.counterexample, detail=r.detail)
+
+
+def _table_result(V: Verifier, name: str, kind: str, table: ir.Table) -> Result:
     ex, A, err = V.exploration(Spec(precise=True))
     if ex is None:
         return stopped(name, kind, err)
@@ -391,9 +409,10 @@ def table_result(V: Verifier, name: str, kind: str, table: ir.Table) -> Result:
     def check_rows(fired):
         return (len(fired) > 1) if want_overlap else (len(fired) == 0)
 
-    real = _realize_score(V, A, ex, table, check_rows, overlaps[0][0] if overlaps else ())
+    # the engine steered toward the abstract states that score such an outcome, then the abstract paths
+    real = _steer_score(V, A, ex, table, check_rows, overlaps[0][0] if overlaps else ())
     if real is None:
-        real = _steer_score(V, A, ex, table, check_rows, overlaps[0][0] if overlaps else ())
+        real = _realize_score(V, A, ex, table, check_rows, overlaps[0][0] if overlaps else ())
     what = ("rows " + " and ".join(f"'{a}'" for a in overlaps[0][0]) + f" overlap ({overlaps[0][1]})") \
         if overlaps else f"no row applies ({gaps[0][1]})"
     if real is None:
@@ -416,7 +435,7 @@ def _realize_score(V, A, ex, table, check_rows, rows=None):
             showing = None
         if showing is not None:
             candidates = [c for c in candidates if c[0] in showing]
-    attempts = 300 if rows is not None and len(candidates) <= 8 else 40
+    attempts = V.budget.replays if rows is not None and len(candidates) <= 8 else max(1, V.budget.replays // 4)
     random.Random(0).shuffle(candidates)
     fired_log = []
     orig_init = V.game.new_initial_state
@@ -473,7 +492,7 @@ def _steer_score(V, A, ex, table, check_rows, rows):
         return st
     V.game.new_initial_state = new_state
     try:
-        return steered_search(V, ex, A, targets, found, V.budget.playouts)
+        return steered_search(V, ex, A, targets, found, V.budget.search_steps)
     finally:
         V.game.new_initial_state = orig
 
@@ -507,7 +526,7 @@ def check_reachable(V: Verifier, prop: ir.Property) -> Result:
     lacking_ph = [ph.name for ph in V.g.phases if ph.kind != "auto" and ph.name not in {t[0] for t in taken}]
     if lacking or lacking_ph:
         return Result(prop.name, prop.kind, "unknown",
-                      f"reachable in the abstraction, but {V.budget.playouts} seeded engine matches did not "
+                      f"reachable in the abstraction, but {V.budget.search_steps} steps of seeded engine matches did not "
                       f"witness: {', '.join(f'{a} in {p}' for p, a in lacking) or ', '.join(lacking_ph)}")
     values = sum(_domain_size(V, a.param.type) for p in V.g.phases for a in p.actions
                  if a.param is not None and a.param.kind == "domain")
@@ -536,7 +555,8 @@ def _witness_actions(V: Verifier) -> set:
     want |= {(ph.name, a.name, v) for ph in V.g.phases for a in ph.actions
              if a.param is not None and a.param.kind == "domain" for v in range(_domain_size(V, a.param.type))}
     rng = random.Random(0)
-    for _ in range(V.budget.playouts):
+    used = 0
+    while used < V.budget.search_steps:
         if want <= taken:
             break
         bots = [(RandomBot if rng.random() < 0.7 else GreedyBot)(rng.randrange(1 << 30)) for _ in range(game.players)]
@@ -554,7 +574,8 @@ def _witness_actions(V: Verifier) -> set:
             if game.phases[st.phase].kind == "trick" and how[0] == "play":
                 taken.add((st.phase, ""))
             return a
-        play_match(game, policy, max_steps=3000)
+        played, _, _ = play_match(game, policy, max_steps=3000)
+        used += len(played) + 1
     return taken
 
 

@@ -113,7 +113,7 @@ def _replay_into(V, ex, A, cov, nodes: set, in_scope, order=None, tries: int = 6
                 return False
             return cov.find(alpha(A, st)[0]) in nodes
 
-        real = V.replay(A, ex, init, edges, check, attempts=min(60, V.budget.replays))
+        real = V.replay(A, ex, init, edges, check, attempts=min(20, V.budget.replays))
         if real is not None:
             return real, cov.find(alpha(A, real.state)[0])
     return None
@@ -148,16 +148,12 @@ def _exhaustive_trap(V, ex, A, cov, name, kind, missing, in_scope, goal, goal_te
     near_error = [u for u in missing if any(isinstance(v, tuple) and v and v[0] == ERROR for v in G.successors(u))]
     order = [u for u in _by_depth(V, ex, set(near_error))][::-1] + \
         [u for u in _by_depth(V, ex, set(missing) - set(near_error))][::-1]
-    tried = 0
-    for node in order:
-        if tried >= 8:
-            break
+    for node in order[:6]:
         r = _replay_into(V, ex, A, cov, {node}, in_scope, order=[node], tries=1)
         if r is None:
             continue
-        tried += 1
         real, _ = r
-        if exhaustive(real.state, goal(real.state), max_states=20_000) is False:
+        if exhaustive(real.state, goal(real.state), max_states=5_000) is False:
             return Result(name, kind, "refuted", f"from this state no continuation reaches {goal_text}: the "
                           f"engine searched every one (every action and chance outcome) and each stops first",
                           counterexample=trace(V, real, note="a trap: every continuation stops before "
@@ -206,7 +202,7 @@ def _strategy_lasso(V, ex, A, start, W, coalition, prefix_len, real):
                           V.play_by_play(real2.steps[:start_i + cyc], start=max(0, start_i - 3)))
 
 
-def _trap_before_error(V, goal_for, back: int = 40):
+def _trap_before_error(V, goal_for, back: int = 12):
     """A concrete rule error (from seeded engine matches), and on its way the latest state from which the
     engine finds no continuation that ends the deal: a trap."""
     from atout.engine.evaluate import RuleError
@@ -229,7 +225,7 @@ def _trap_before_error(V, goal_for, back: int = 40):
         st = states[k]
         if st.is_terminal():
             continue
-        if exhaustive(st, goal_for(st), max_states=20_000) is False:
+        if exhaustive(st, goal_for(st), max_states=5_000) is False:
             real = Realization(steps[:k], st, 0)
             return Result("builtin:no_trap", "can_end", "refuted",
                           f"from this state no continuation ends the deal: the engine searched every one (every "

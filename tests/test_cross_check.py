@@ -1,0 +1,110 @@
+"""The cross-check catches the verifier's own unsoundness (issue 8, item 4), and liveness keeps what each
+kind of property reads (item 3).
+
+The verifier is broken on purpose here, by patching its abstract domain the way real bugs broke it: a
+variable forgotten although a property reads it, a trick whose winner is not every player who played.  The
+broken abstraction proves something false; the cross-check, replaying seeded engine matches against it,
+must report a verifier bug, turn the verdicts it undermines into unknown, and make the CLI exit with 3."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from atout.compiler import compile_file, ir
+from atout.engine import Game
+from atout.verify.absint import Abstraction, AbstractState
+from atout.verify.checker import Budget
+from atout.verify.cli import verify_game
+from atout.verify.crosscheck import CrossCheck
+from atout.verify.liveness import Liveness
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FLAG = os.path.join(ROOT, "tests", "fixtures", "audit", "proposal_flag.atout")
+ECARTE = os.path.join(ROOT, "rules", "ecarte.atout")
+
+
+def test_a_forgotten_variable_is_caught(monkeypatch):
+    real_forget = Abstraction.forget
+
+    def forget(self, w):          # the old bug: 'proposed' is dropped because no rule reads it
+        real_forget(self, w)
+        if "proposed" in w.vars:
+            w.vars["proposed"] = False
+    monkeypatch.setattr(Abstraction, "forget", forget)
+    game = Game(compile_file(FLAG))
+    cross = CrossCheck()
+    results, _ = verify_game(game, names=["no_proposal_in_play"], budget=Budget(cross_check=24), cross=cross)
+    r = results[0]
+    assert cross.failures, "the cross-check did not see the broken abstraction"
+    assert "no_proposal_in_play" in cross.failures[0]["properties"]
+    assert r.verdict == "unknown" and "verifier bug found by the cross-check" in r.method
+    # the failure's trace replays in the engine to a state that violates the invariant
+    st = game.new_initial_state()
+    for s in cross.failures[0]["steps"]:
+        st.apply_action(s["action"])
+    assert st.vars["proposed"] and st.trick_number >= 1
+
+
+def test_a_missing_transition_is_caught(monkeypatch):
+    def first_player_wins(self, trick):   # drops every other winner: the graph misses states
+        w = self.trick_cards[0][0]
+        self.events.append(("trick_won", w))
+        return w
+    monkeypatch.setattr(AbstractState, "trick_winner", first_player_wins)
+    game = Game(compile_file(ECARTE))
+    cross = CrossCheck()
+    results, _ = verify_game(game, names=["three_point_cap", "scoring_complete"], budget=Budget(cross_check=12),
+                             cross=cross)
+    assert cross.failures and "not in the abstraction" in cross.failures[0]["what"]
+    assert all(r.verdict != "proved" for r in results), [(r.name, r.verdict) for r in results]
+
+
+def test_the_cli_reports_the_cross_check_and_exits_3_on_a_verifier_bug(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "atout.cli", "verify", ECARTE, "--json", "--cross-check", "8",
+                          "--property", "three_point_cap"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    cc = data["cross_check"]
+    assert cc["matches"] == 8 and cc["concrete_states"] > 100 and cc["observed_states"] > cc["concrete_states"]
+    assert cc["failures"] == []
+    # a broken verifier, run as a user would: a sitecustomize patch in a child process
+    patch = tmp_path / "sitecustomize.py"
+    patch.write_text(
+        "from atout.verify.absint import AbstractState\n"
+        "def first(self, trick):\n"
+        "    w = self.trick_cards[0][0]\n"
+        "    self.events.append(('trick_won', w))\n"
+        "    return w\n"
+        "AbstractState.trick_winner = first\n", encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-m", "atout.cli", "verify", ECARTE, "--property", "three_point_cap",
+                          "--cross-check", "8", "--trace-out", str(tmp_path / "traces")],
+                         capture_output=True, text=True, cwd=ROOT, env=env)
+    assert out.returncode == 3, out.stdout[-2000:] + out.stderr
+    assert "verifier bug" in out.stdout
+    assert (tmp_path / "traces" / "cross-check-1.jsonl").exists()
+
+
+def _prop(text_kind, **kw):
+    return ir.Property(name="p", kind=text_kind, **kw)
+
+
+def test_liveness_keeps_what_each_kind_of_property_reads():
+    """A deal variable no rule reads is live exactly where a property needs it: everywhere for an
+    invariant, in the phases of a conserves or a can_force property; dead where nothing needs it."""
+    g = compile_file(FLAG)
+    proposed = ir.VarRef("proposed", ir.BOOL)
+    base = Liveness(g, [])
+    assert all("proposed" not in base.vars[ph.name] for ph in g.phases)
+    inv = Liveness(g, [_prop("invariant", expr=proposed)])
+    assert all("proposed" in inv.vars[ph.name] for ph in g.phases)
+    loop = ("declare", "answer", "elder_exchange", "dealer_exchange")
+    cons = Liveness(g, [_prop("conserves", expr=proposed, phases=loop, target="play")])
+    assert all("proposed" in cons.vars[ph] for ph in loop) and "proposed" not in cons.vars["play"]
+    who = ir.Cond(proposed, ir.Builtin("dealer", ir.PLAYER), ir.Builtin("eldest", ir.PLAYER), ir.PLAYER)
+    force = Liveness(g, [_prop("can_force", player=who, phases=loop, target="play")])
+    assert all("proposed" in force.vars[ph] for ph in loop)
+    # the match reads 'ends when', 'next dealer' and 'returns' at any time: what they read is live everywhere
+    assert all("points" in base.vars[ph.name] for ph in g.phases)
