@@ -44,6 +44,10 @@ CASES = [
      False, {"elder_can_stop_exchanges": "refuted", "dealer_can_stop_exchanges": "proved",
              "exchange_can_end": "proved"}),
     ("reshuffled_turnup", ("three_point_cap",), False, {"three_point_cap": "refuted"}),
+    # found by the mutation tests: a dead end is a trap and leaves a player without a legal action
+    ("short_stock_dead_end", ("exchange_can_end",), True,
+     {"builtin:no_dead_end": "refuted", "builtin:no_trap": "refuted", "builtin:no_rule_error": "refuted",
+      "exchange_can_end": "refuted"}),
 ]
 
 

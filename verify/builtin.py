@@ -6,7 +6,7 @@ Each is reported like a property, named ``builtin:...``:
   preserves the total; the engine only moves cards between zones);
 * ``builtin:no_rule_error`` — no reachable state raises a rule error: no variable leaves its declared range,
   no bad index or player, no division by zero, no draw from too few cards, no effects looping without a
-  decision;
+  decision, no player left without a legal action (a dead end, as ``builtin:no_dead_end``);
 * ``builtin:no_dead_end`` — no reachable non-final state without a legal action;
 * ``builtin:no_trap`` — from every reachable state a deal can still end (or the match);
 * ``builtin:reachable`` — every phase and action can be reached (else each is a finding);
@@ -34,8 +34,9 @@ def builtin_checks(V: Verifier, guard=lambda name, fn: fn()) -> list[Result]:
         return [stopped("builtin:exploration", "builtin", err)]
     note = size_note(ex, A)
     out.append(guard("builtin:conservation", lambda: _conservation(V)))
-    out.append(guard("builtin:no_rule_error", lambda: _rule_errors(V, ex, A, note)))
-    out.append(guard("builtin:no_dead_end", lambda: _dead_ends(V, ex, A, note)))
+    dead = guard("builtin:no_dead_end", lambda: _dead_ends(V, ex, A, note))
+    out.append(guard("builtin:no_rule_error", lambda: _rule_errors(V, ex, A, note, dead)))
+    out.append(dead)
     out.append(guard("builtin:no_trap", lambda: check_no_trap(V, ex, A, note)))
     out.append(guard("builtin:reachable", lambda: _reachable(V)))
     out.append(guard("builtin:guards", lambda: _guards(V, ex, A, note)))
@@ -63,9 +64,13 @@ def _reachable(V: Verifier) -> Result:
     return r
 
 
-def _rule_errors(V: Verifier, ex, A, note) -> Result:
+def _rule_errors(V: Verifier, ex, A, note, dead: Result) -> Result:
+    """No rule error and no dead end (``dead``: the result of ``builtin:no_dead_end``) is reachable."""
     name = "builtin:no_rule_error"
     lemma_ok, lemma = V.range_lemma()
+    if dead.verdict != "proved" and not ex.errors:
+        return Result(name, "invariant", dead.verdict, "a player may be left without a legal action: "
+                      + dead.method, counterexample=dead.counterexample, detail=dead.detail)
     if ex.errors:
         src, msg, move = ex.errors[0]
         r = refute_error(V, ex, A, ir.Property(name, "invariant"), src, msg, move, kind="invariant")
@@ -74,7 +79,7 @@ def _rule_errors(V: Verifier, ex, A, note) -> Result:
         return r
     return Result(name, "invariant", "proved",
                   f"exhaustive exploration ({note}): no reachable state raises a rule error (ranges, indices, "
-                  f"players, divisions, draws, effects without end); " + lemma)
+                  f"players, divisions, draws, effects without end) and none is a dead end; " + lemma)
 
 
 def _dead_ends(V, ex, A, note) -> Result:

@@ -88,13 +88,16 @@ class Budget:
     deterministic count of work); ``replays``: attempts to realise one abstract path concretely;
     ``search_steps``: engine steps of one concrete search for a counterexample (seeded matches, steered or
     not); ``cross_check``: seeded engine
-    matches replayed against the abstraction after verifying; ``timeout``: a wall-clock safety in seconds
+    matches replayed against the abstraction after verifying, ``cross_steps`` engine steps of them in all
+    (the last match is cut there: long matches such as solo whist's would otherwise make the cross-check
+    the bulk of a run); ``timeout``: a wall-clock safety in seconds
     (None: none), the only budget that depends on the machine: a verdict it cut says so."""
     max_states: int = 400_000
     rlimit: int = 20_000_000
     replays: int = 80
     search_steps: int = 60_000
     cross_check: int = 24
+    cross_steps: int = 12_000
     timeout: float | None = 600.0
     t0: float = field(default_factory=time.perf_counter)
 

@@ -25,6 +25,7 @@ from .termination import CHECKERS as TERMINATION
 CHECKERS = {**SAFETY, **TERMINATION, "can_end": check_can_end, "can_force": check_can_force}
 
 EXIT_VERIFIER_BUG = 3
+CROSS_STEPS_PER_MATCH = 500   # --cross-check N allows N * 500 engine steps in all (the default: 12,000)
 
 
 def _guarded(V, name, kind, fn) -> Result:
@@ -76,7 +77,7 @@ def verify_game(game, names: list[str] | None = None, timeout: float | None = No
         if progress:
             progress("cross-checking the abstraction against the engine")
         try:
-            got = cross_check(V, results, budget.cross_check)
+            got = cross_check(V, results, budget.cross_check, budget.cross_steps)
         except Exception as exc:
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
@@ -109,7 +110,8 @@ def run_verify(args) -> int:
                               f"; its properties are: {', '.join(sorted(known)) or 'none'}"))
     from rich.console import Console
     err = Console(stderr=True)
-    budget = Budget(max_states=args.max_states, cross_check=args.cross_check, timeout=args.timeout)
+    budget = Budget(max_states=args.max_states, cross_check=args.cross_check,
+                    cross_steps=CROSS_STEPS_PER_MATCH * args.cross_check, timeout=args.timeout)
     cross = CrossCheck()
     t0 = time.perf_counter()
     status = err.status("verifying", spinner="dots") if err.is_terminal else None
@@ -129,7 +131,7 @@ def run_verify(args) -> int:
         out = {"game": game.name, "rules": args.file, "seconds": round(seconds, 3),
                "budget": {"max_states": budget.max_states, "z3_rlimit": budget.rlimit, "replays": budget.replays,
                           "search_steps": budget.search_steps, "cross_check": budget.cross_check,
-                          "timeout": budget.timeout},
+                          "cross_steps": budget.cross_steps, "timeout": budget.timeout},
                "work": work,
                "properties": [r.as_json() for r in results], "findings": [f.as_json() for f in findings],
                "cross_check": cross.as_json()}

@@ -51,8 +51,8 @@ class _Graph:
         self.users: list[str] = []
 
 
-def cross_check(V, results, matches: int) -> CrossCheck:
-    """Play ``matches`` seeded matches and check the abstraction and the proved verdicts against them;
+def cross_check(V, results, matches: int, max_steps: int | None = None) -> CrossCheck:
+    """Play ``matches`` seeded matches (``max_steps`` engine steps in all, if given) and check the abstraction and the proved verdicts against them;
     verdicts that a failure undermines become unknown (in ``results``, in place)."""
     from atout.compiler import ir
     out = CrossCheck()
@@ -79,9 +79,11 @@ def cross_check(V, results, matches: int) -> CrossCheck:
     visited: set = set()
     main = next(iter(graphs.values()), None)
     for k in range(matches):
+        if max_steps is not None and out.steps >= max_steps:
+            break
         sub = random.Random(rng.randrange(1 << 30))
         steered = k % 2 == 1 and main is not None
-        failure = _one_match(V, graphs, checks, sub, steered, main, visited, out)
+        failure = _one_match(V, graphs, checks, sub, steered, main, visited, out, max_steps)
         out.matches += 1
         if failure is not None:
             out.failures.append(failure)
@@ -99,7 +101,7 @@ def _undermine(results, failure, graphs):
             r.method = (f"verifier bug found by the cross-check ({failure['what']}); the proof was: " + r.method)
 
 
-def _one_match(V, graphs, checks, rng, steered, main, visited, out):
+def _one_match(V, graphs, checks, rng, steered, main, visited, out, max_steps=None):
     game = V.game
     st = game.new_initial_state()
     steps: list[dict] = []
@@ -107,7 +109,8 @@ def _one_match(V, graphs, checks, rng, steered, main, visited, out):
     last_deal = 0
     for c in checks:
         c.start(st)
-    while not st.is_terminal() and len(steps) < MAX_MATCH_STEPS:
+    while not st.is_terminal() and len(steps) < MAX_MATCH_STEPS and \
+            (max_steps is None or out.steps < max_steps):
         for c in checks:
             bad = c.observe(st)
             if bad:
@@ -149,8 +152,8 @@ def _one_match(V, graphs, checks, rng, steered, main, visited, out):
             return None
         if not st.is_terminal() and not st.is_chance_node() and not st.legal_actions():
             for c in checks:
-                if c.kind == "no_dead_end":
-                    return {"what": "a dead end after 'no dead end' was proved", "properties": [c.name],
+                if c.kind in ("no_dead_end", "no_rule_error"):
+                    return {"what": f"a dead end after '{c.name}' was proved", "properties": [c.name],
                             "steps": steps}
         out.steps += 1
     for c in checks:

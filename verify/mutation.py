@@ -213,6 +213,8 @@ def concrete_violations(game, matches: int = 200, seed: int = 0, max_steps: int 
         prev_phase = st.phase
         while True:
             for p in props:
+                if p.name in rep.violations:
+                    continue      # one violation of a property is enough
                 if p.kind == "invariant" and not holds_concretely(V, p.expr, st):
                     note(p.name, steps, "the invariant is false here")
                 elif p.kind == "conserves" and p.expr is not None and st.phase == p.target and \
@@ -242,6 +244,7 @@ def concrete_violations(game, matches: int = 200, seed: int = 0, max_steps: int 
             if not options:
                 _stuck(note, props, st, steps, "a dead end")
                 note("builtin:no_dead_end", steps, "no legal action")
+                note("builtin:no_rule_error", steps, "no legal action")
                 break
             if chance or not greedy:
                 a = options[sub.randrange(len(options))]
@@ -314,7 +317,7 @@ def refutation_holds(game, result) -> bool:
         return any(t == table and len(rows) != 1 for t, rows in fired)
     if prop is not None and prop.kind == "conserves":
         return st.phase == prop.target and not holds_concretely(V, prop.expr, st)
-    if name == "builtin:no_dead_end":
+    if name in ("builtin:no_dead_end", "builtin:no_rule_error"):
         return not st.is_terminal() and not st.is_chance_node() and not st.legal_actions()
     return True   # traps and strategies: shown by the replayed prefix and the abstraction's proof
 

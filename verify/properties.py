@@ -545,7 +545,15 @@ def _domain_size(V, t: ir.Type) -> int:
 
 
 def _witness_actions(V: Verifier) -> set:
-    """What seeded engine matches (random and greedy players) take: (phase, action) and (phase, action, value)."""
+    """What seeded engine matches (random and greedy players) take: (phase, action) and (phase, action, value);
+    played once per verification (the property and ``builtin:reachable`` share them)."""
+    cache = V.__dict__.get("_witnessed")
+    if cache is None:
+        cache = V.__dict__["_witnessed"] = _play_witnesses(V)
+    return set(cache)
+
+
+def _play_witnesses(V: Verifier) -> set:
     from atout.engine.bots import GreedyBot, RandomBot
     from .playouts import play_match
     game = V.game

@@ -242,7 +242,8 @@ def check_no_trap(V: Verifier, ex, A, note) -> Result:
     targets = {MATCH_OVER} | {k for k in ex.states if phase_of(k) == DEAL_START and k not in ex.initial}
     attr = must_attractor(G, targets, lambda u, a: True, chance_helps=True, maybe_dead=ex.maybe_dead,
                           cases=ex.cases)
-    missing = {u for u in ex.states if u not in attr and u not in targets and G.out_degree(u) > 0}
+    # a dead end (no legal action) is a trap too: nothing can end the deal from it
+    missing = {u for u in ex.states if u not in attr and u not in targets}
     if not missing:
         return Result("builtin:no_trap", "can_end", "proved",
                       f"exhaustive exploration ({note}): from every reachable state a deal can surely still end "
