@@ -35,7 +35,7 @@ def find_lasso(V, ex, nodes: set, edge_ok=lambda d: True):
     """A reachable cycle inside ``nodes``: ((init, prefix edges, cycle edges) or None, the loop's DiGraph)."""
     G = ex.graph
     H = nx.DiGraph()
-    H.add_nodes_from(nodes)
+    H.add_nodes_from(k for k in ex.states if k in nodes)   # exploration order, not a set's: deterministic
     data = {}
     for u, v, d in G.edges(data=True):
         if u in nodes and v in nodes and edge_ok(d):
