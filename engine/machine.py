@@ -396,7 +396,7 @@ class Machine:
         self.frames.append([body, 0, env, None])
 
     def _check_end(self) -> None:
-        """A variable changed: check ``ends when``."""
+        """A variable changed and play is at rest: check ``ends when``."""
         self.dirty = False
         self._match_over()
 
@@ -474,17 +474,20 @@ class Machine:
             if not 0 <= start < g.players:
                 raise RuleError(f"the deal starts at {'none' if start < 0 else start}, not a player", s.span)
             base = g.zone_base[s.dest]
-            dests = []
+            sizes = []
             for pk in s.packets:
                 k = self.ev_int(pk, env, "the size of a packet")
                 if k < 0:
                     raise RuleError(f"a packet of {k} cards", s.span)
+                sizes.append(k)
+            need = sum(sizes) * g.players
+            have = self.short(src, need)       # before any list of that size is built
+            if have is not None:
+                raise RuleError(f"the deal needs {need} cards and {g.zone_slots[src].label} holds {have}", s.span)
+            dests = []
+            for k in sizes:
                 for j in range(g.players):
                     dests.extend([base + (start + j) % g.players] * k)
-            have = self.short(src, len(dests))
-            if have is not None:
-                raise RuleError(f"the deal needs {len(dests)} cards and {g.zone_slots[src].label} holds {have}",
-                                s.span)
             self._draw(src, dests)
         elif cls is ir.Goto:
             self.frames.clear()

@@ -17,6 +17,7 @@ who wins a trick) are computed exactly.
 from __future__ import annotations
 
 import copy
+import numbers
 
 from atout.compiler import ir
 
@@ -29,6 +30,13 @@ _NO_ENV: dict = {}  # the empty environment of closures evaluated outside action
 
 class IllegalActionError(ValueError):
     """An action that is not legal in the state it was applied to."""
+
+
+def _action_id(action) -> int:
+    """``action`` as an int id; a bool, a float or a string is refused (IllegalActionError), as OpenSpiel does."""
+    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+        raise IllegalActionError(f"an action is an integer id, not {action!r}")
+    return int(action)
 
 
 class State(Machine):
@@ -113,6 +121,7 @@ class State(Machine):
 
         Raises IllegalActionError naming the action and the state when it is not legal.
         """
+        action = _action_id(action)
         if self.terminal:
             raise IllegalActionError(f"the match is over; no action can be applied ({self._where()})")
         if self.pending:
@@ -145,8 +154,12 @@ class State(Machine):
         self._settle()
 
     def action_to_string(self, action: int, player: int | None = None) -> str:
-        """Text of an action in this state: ``play K♠``, ``discard 7♥``, ``I propose``, ``deal Q♦``."""
+        """Text of an action in this state: ``play K♠``, ``discard 7♥``, ``I propose``, ``deal Q♦``.
+        Raises IllegalActionError for an id that is no action of the game (not in 0..num_distinct_actions-1)."""
         g = self.game
+        action = _action_id(action)
+        if not 0 <= action < g.num_distinct_actions():
+            raise IllegalActionError(f"{action} is not an action id of this game (0..{g.num_distinct_actions() - 1})")
         if self.pending and self.pending[0][0] == DEALER_DRAW:
             return f"seat {action} deals"
         if self.pending and action < g.num_cards:
@@ -171,7 +184,15 @@ class State(Machine):
             return [0.0] * self.game.players
         f = self.game.compile(self.game.ir.match.returns)
         var = self.game.ir.match.returns_var
-        return [float(f(self, {var: p})) for p in range(self.game.players)]
+        out = []
+        for p in range(self.game.players):
+            v = f(self, {var: p})
+            try:
+                out.append(float(v))
+            except OverflowError:
+                raise RuleError(f"returns({p}) = {str(v)[:20]}... is too large for a float",
+                                self.game.ir.match.span) from None
+        return out
 
     def rewards(self) -> list[float]:
         return self.returns() if self.terminal else [0.0] * self.game.players
@@ -191,12 +212,21 @@ class State(Machine):
         return new
 
     def observation_string(self, player: int) -> str:
-        """What ``player`` sees: public zones, his own private zones, sizes of the rest, variables, the trick."""
+        """What ``player`` (a seat, 0-based) sees: public zones, his own private zones, sizes of the rest,
+        variables, the trick.  Raises ValueError for a seat that is not one."""
         from .observe import observation_string
+        self._check_seat(player)
         return observation_string(self, player)
 
+    def _check_seat(self, player) -> None:
+        if isinstance(player, bool) or not isinstance(player, numbers.Integral) or \
+                not 0 <= player < self.game.players:
+            raise ValueError(f"no seat {player!r}: the seats are 0..{self.game.players - 1}")
+
     def information_state_string(self, player: int) -> str:
+        """The observation plus what ``player`` has seen of the history; raises ValueError for a bad seat."""
         from .observe import information_state_string
+        self._check_seat(player)
         return information_state_string(self, player)
 
     def __str__(self) -> str:
@@ -322,10 +352,12 @@ class State(Machine):
 
     # -- running effects -----------------------------------------------------------------------------------
     def _settle(self) -> None:
-        """Run effects until a chance node, a decision or the end of the match."""
+        """Run effects until a chance node, a decision or the end of the match.  ``ends when`` is evaluated
+        when play comes to rest (before a chance node or a decision) if a variable changed since it was last
+        false, so that a block of effects such as a scoring row always runs to its end."""
         steps = 0
         while True:
-            if self.dirty:
+            if self.dirty and (self.pending or not self.frames):
                 self._check_end()
                 if self.terminal:
                     return

@@ -308,8 +308,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         N = self.N
         if isinstance(s, ir.Assign):
             self.assign(s, env, lines, ind)
-            lines.append(f"{ind}if {self.ends()}:")
-            lines.append(f"{ind}    return _finish(s)")
+            lines.append(f"{ind}s.dirty = True   # 'ends when' is evaluated at rest (_run)")
             return at
         if isinstance(s, ir.Move):
             src, dst = self.zone(s.source, env), self.zone(s.dest, env)
@@ -345,21 +344,25 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             st, si, d = self.fresh("_st"), self.fresh("_si"), self.fresh("_d")
             lines.append(f"{ind}{si} = {src}; {st} = {self.x(s.starting, env)}")
             lines.append(f"{ind}_seat({st}, {py_str(self.where(s) + 'the deal starts at {}, not a player')})")
-            if all(isinstance(p, ir.Const) for p in s.packets):
+            msg = py_str(self.where(s) + "the deal needs {} cards and {} holds {}")
+            if all(isinstance(p, ir.Const) and 0 <= p.value for p in s.packets) and \
+                    sum(p.value for p in s.packets) * N <= self.E.num_cards:
                 offs = [j for p in s.packets for j in range(N) for _ in range(int(p.value))]
                 lines.append(f"{ind}{d} = [{base} + ({st} + o) % {N} for o in {tuple(offs)!r}]")
-            else:
+                lines.append(f"{ind}if len({d}) > len(s.z[{si}]):")
+                lines.append(f"{ind}    raise RuleError({msg}.format(len({d}), SLOT_LABEL[{si}], len(s.z[{si}])))")
+            else:   # sizes checked before any list of that size is built (a packet may be huge)
                 ks = ", ".join(self.x(p, env) for p in s.packets)
-                kk = self.fresh("_k")
+                kk, need = self.fresh("_k"), self.fresh("_need")
                 lines.append(f"{ind}{kk} = ({ks},)")
                 lines.append(f"{ind}if min({kk}) < 0:")
-                msg = py_str(self.where(s) + "a packet of {} cards")
-                lines.append(f"{ind}    raise RuleError({msg}.format(min({kk})))")
+                msg_p = py_str(self.where(s) + "a packet of {} cards")
+                lines.append(f"{ind}    raise RuleError({msg_p}.format(min({kk})))")
+                lines.append(f"{ind}{need} = sum({kk}) * {N}")
+                lines.append(f"{ind}if {need} > len(s.z[{si}]):")
+                lines.append(f"{ind}    raise RuleError({msg}.format({need}, SLOT_LABEL[{si}], len(s.z[{si}])))")
                 lines.append(f"{ind}{d} = [{base} + ({st} + j) % {N} for k in {kk} for j in range({N}) "
                              f"for _ in range(k)]")
-            lines.append(f"{ind}if len({d}) > len(s.z[{si}]):")
-            msg = py_str(self.where(s) + "the deal needs {} cards and {} holds {}")
-            lines.append(f"{ind}    raise RuleError({msg}.format(len({d}), SLOT_LABEL[{si}], len(s.z[{si}])))")
             if not self.zone_hidden(s.source):
                 z1 = self.fresh("_zs")
                 lines.append(f"{ind}{z1} = s.z[{si}]")
@@ -858,7 +861,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             f"    return {self.ends()}",
             "",
             "def _returns(s):",
-            f"    return [float({self.x(m.returns, {m.returns_var: ('_p', True)})}) for _p in range({self.N})]",
+            f"    return [_float_return(_p, {self.x(m.returns, {m.returns_var: ('_p', True)})}) "
+            f"for _p in range({self.N})]",
         ])
 
     # -- tables ----------------------------------------------------------------------------------
@@ -977,6 +981,7 @@ first, then the named actions), ``apply_action(a)``, ``action_to_string(a)``, ``
 
 Run ``python THIS_FILE.py [--seat N] [--seed S]`` to play at the terminal against random bots.
 """
+import numbers
 import random
 import sys
 
@@ -1082,8 +1087,28 @@ def _finish(s):
     return -1
 
 
+def _action_id(action):
+    """``action`` as an int id; a bool, a float or a string is refused, as OpenSpiel does."""
+    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+        raise IllegalActionError("an action is an integer id, not %r" % (action,))
+    return int(action)
+
+
+def _check_seat(player):
+    if isinstance(player, bool) or not isinstance(player, numbers.Integral) or not 0 <= player < NUM_PLAYERS:
+        raise ValueError("no seat %r: the seats are 0..%d" % (player, NUM_PLAYERS - 1))
+
+
+def _float_return(p, v):
+    try:
+        return float(v)
+    except OverflowError:
+        raise RuleError("returns(%d) = %s... is too large for a float" % (p, str(v)[:20])) from None
+
+
 def _run(s, b):
-    """Run effect blocks from block ``b`` until a chance draw, a decision or the end of the match."""
+    """Run effect blocks from block ``b`` until a chance draw, a decision or the end of the match; then, at
+    rest, ``ends when`` if a variable changed (a block of effects always runs to its end)."""
     steps = 0
     blocks = BLOCKS
     while b >= 0:
@@ -1091,6 +1116,10 @@ def _run(s, b):
         if steps > MAX_BLOCK_STEPS:
             raise RuleError("effects ran %d steps without a decision: a loop of automatic phases?" % steps)
         b = blocks[b](s)
+    if s.dirty:
+        s.dirty = False
+        if not s.terminal and _ends(s):
+            _finish(s)
 
 
 def _value_str(i, v):
@@ -1108,7 +1137,7 @@ _STATE = '''class State:
 
     __slots__ = ('game', 'cur', 'terminal', 'z', 'dealer', 'deal_number', 'actor', 'phase', 'history', 'log',
                  'revealed', 'tw', 'tc', 'trick_leader', 'trick_number', 'last_winner', 'sel', 'loc',
-                 'pending', 'resume', '_lc') + @VARSLOTS@
+                 'pending', 'resume', '_lc', 'dirty') + @VARSLOTS@
 
     def __init__(self, game=None):
         self.game = game
@@ -1132,6 +1161,7 @@ _STATE = '''class State:
         self.pending = []
         self.resume = -1
         self._lc = None
+        self.dirty = False
         _init_match_vars(self)
         if DEALER_BY_CHANCE:
             _init_deal_vars(self)  # (so that the opening chance node can be observed; set again by the deal)
@@ -1202,6 +1232,7 @@ _STATE = '''class State:
 
     def apply_action(self, action):
         """Apply a legal action (a chance outcome at a chance node); raises IllegalActionError otherwise."""
+        action = _action_id(action)
         cur = self.cur
         if cur >= 0:
             lc = self._lc
@@ -1212,9 +1243,7 @@ _STATE = '''class State:
                 raise IllegalActionError("illegal action %r for seat %d in phase %s; legal: %s" % (
                     action, cur, PHASE_NAMES[self.phase], sorted(lc)))
             self.history.append(action)
-            b = APPLY[self.phase](self, action)
-            if b >= 0:
-                _run(self, b)
+            _run(self, APPLY[self.phase](self, action))   # (b < 0: the action's effects are done; still at rest)
             self._settle()
             return
         if cur == CHANCE:
@@ -1244,7 +1273,12 @@ _STATE = '''class State:
         raise IllegalActionError("the match is over; no action can be applied")
 
     def action_to_string(self, action, player=None):
-        """Text of an action in this state: 'play K♠', 'discard 7♥', 'I propose', 'deal Q♦'."""
+        """Text of an action in this state: 'play K♠', 'discard 7♥', 'I propose', 'deal Q♦'.  Raises
+        IllegalActionError for an id that is no action of the game."""
+        action = _action_id(action)
+        if not 0 <= action < NUM_CARDS + len(SLOT_TEXT):
+            raise IllegalActionError("%d is not an action id of this game (0..%d)" % (
+                action, NUM_CARDS + len(SLOT_TEXT) - 1))
         if self.cur == CHANCE:
             if self.pending[-1][0] == DEALER_DRAW:
                 return "seat %s deals" % (action,)
@@ -1292,6 +1326,7 @@ _STATE = '''class State:
         n.pending = self.pending[:]
         n.resume = self.resume
         n._lc = None
+        n.dirty = self.dirty
 @COPYVARS@
         return n
 
@@ -1299,11 +1334,14 @@ _STATE = '''class State:
         return self.clone()
 
     def observation_string(self, player):
-        """What ``player`` sees: public zones, his own private zones, sizes of the rest, variables, the trick."""
+        """What ``player`` (a seat, 0-based) sees: public zones, his own private zones, sizes of the rest,
+        variables, the trick.  Raises ValueError for a seat that is not one."""
+        _check_seat(player)
         return self._view(player, False)
 
     def information_state_string(self, player):
         """The observation plus what ``player`` has seen of the history ('?' for others' hidden choices)."""
+        _check_seat(player)
         seen = []
         for actor, action, public in self.log:
             if actor < 0:

@@ -26,8 +26,10 @@ def test_module_agrees_with_engine(tmp_path):
     def look(state, observed):
         if state.phase == "play" and state.is_chance_node():
             seen["draw after a trick"] += 1  # 'after trick' draws from the stock: the effects resume after it
-        if state.is_terminal() and state.trick_number == 3:
-            seen["match ended between two tricks"] += 1  # 'after trick' scored the winning points
+        if state.is_terminal() and sum(state.tricks_won) == 3 and not state.trick_cards:
+            # 'after trick' of the third trick scored the winning points: the match ends at rest, before the
+            # fourth trick's lead (docs/language.md: 'ends when' is checked when play comes to rest)
+            seen["match ended between two tricks"] += 1
     assert play_side_by_side(RULES, mod, range(160), deep_every=1, on_state=look) > 10000
     assert all(seen.values()), seen
 

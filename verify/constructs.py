@@ -96,8 +96,8 @@ CONTROL = [
      "over-approximation); the engine replays every counterexample with the real follow rules"),
     ("trick: `after trick { }`, `then { }`", "Trick.after, then", "the machine's"),
     ("`ends when`", "Match.ends_when",
-     "the machine's: checked after every assignment and at the end of every deal; with the match variables "
-     "unknown, the match may end there"),
+     "the machine's: checked when play comes to rest (before a chance event or a decision) after a variable "
+     "changed, and at the end of every deal; with the match variables unknown, the match may end there"),
     ("`first dealer`, `first dealer random`, `next dealer`", "Match.first_dealer, next_dealer, first_dealer_random",
      "the machine's (a dealer must be a player); the deal starts are explored for every possible dealer"),
     ("`returns(p)`", "Match.returns", "not needed by any verdict"),

@@ -148,7 +148,7 @@ class Explorer:
                 if s.dirty and A.ends_pure and not s.ends_touched:
                     s.dirty = False
                     continue
-                if not s.dirty and not s.pending and s.frames and s.frames[-1][1] >= len(s.frames[-1][0]):
+                if not s.pending and s.frames and s.frames[-1][1] >= len(s.frames[-1][0]):
                     s._run_frame()
                     s._run += 1
                     if s._run > MAX_STRAIGHT:
@@ -165,7 +165,7 @@ class Explorer:
                     m("over", s, src_key, move)
                 out.append((s, "over"))
                 continue
-            if s.dirty:
+            if s.dirty and (s.pending or not s.frames):     # 'ends when' at rest, as the engine
                 nexts = self.fork(s, AbstractState._check_end)
             elif s.pending:
                 for m in observe:
