@@ -59,6 +59,31 @@ def cmd_play(args) -> int:
     return play_terminal(game, seat=args.seat, bot=args.bot, seed=args.seed)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised as an interrupt so that the cleanup of a half-written file runs."""
+
+
+def _terminate_as_interrupt():
+    """A context in which SIGTERM raises :class:`_Terminated` (the previous handler is restored after)."""
+    import contextlib
+    import signal
+
+    @contextlib.contextmanager
+    def ctx():
+        def handler(signum, frame):
+            raise _Terminated()
+        try:
+            old = signal.signal(signal.SIGTERM, handler)
+        except ValueError:      # not the main thread: leave signals alone
+            yield
+            return
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGTERM, old)
+    return ctx()
+
+
 def cmd_simulate(args) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -72,6 +97,9 @@ def cmd_simulate(args) -> int:
     record_fh = None
     tmp_path = None
     if args.record:
+        if os.path.isdir(args.record):
+            raise UsageError(f"cannot write record file '{args.record}': it is a directory (give a file name, "
+                             f"e.g. {os.path.join(args.record, 'matches.jsonl')})")
         tmp_path = args.record + ".part"
         try:
             record_fh = open(tmp_path, "w", encoding="utf-8")
@@ -93,7 +121,8 @@ def cmd_simulate(args) -> int:
                     record_fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 progress.advance(task)
 
-            stats = simulate(game, args.n, args.seed, bots, on_match)
+            with _terminate_as_interrupt():
+                stats = simulate(game, args.n, args.seed, bots, on_match)
     except BaseException:
         if record_fh is not None:
             record_fh.close()
@@ -202,6 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"atout: error: {exc}", file=sys.stderr)
         return 2
+    except _Terminated:
+        print("\nterminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130

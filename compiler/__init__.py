@@ -22,6 +22,43 @@ from .lower import lower
 __all__ = ["compile_file", "compile_text", "load_rule_file", "CompileError", "ir"]
 
 MAX_EXTENDS_DEPTH = 8
+MAX_RULE_FILE_BYTES = 4 * 1024 * 1024   # the shipped games are under 20 KB
+
+
+class NotARuleFile(OSError):
+    """A path that is not a regular file of reasonable size (a device, a pipe, a socket, a huge file)."""
+
+    def __init__(self, reason: str, hint: str):
+        super().__init__(reason)
+        self.strerror = reason
+        self.hint = hint
+
+
+def read_source(path: str) -> str:
+    """The text of the rule file at ``path``: a regular file of at most MAX_RULE_FILE_BYTES bytes of UTF-8
+    (a byte-order mark is dropped; CRLF and CR line ends become LF).  Never blocks on a pipe nor reads a
+    device without end.  Raises OSError (NotARuleFile for what is not a regular file or is too large) or
+    UnicodeDecodeError."""
+    import stat
+    st = os.stat(path)
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(21, "Is a directory", path)
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a pipe" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device"
+        raise NotARuleFile(f"not a regular file ({kind})", "give the path of a rule file saved on disk")
+    if st.st_size > MAX_RULE_FILE_BYTES:
+        raise NotARuleFile(f"too large ({st.st_size:,} bytes; a rule file is at most "
+                           f"{MAX_RULE_FILE_BYTES // (1024 * 1024)} MB)", "is this the right file?")
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_RULE_FILE_BYTES + 1)
+    if len(data) > MAX_RULE_FILE_BYTES:
+        raise NotARuleFile(f"too large (more than {MAX_RULE_FILE_BYTES:,} bytes)", "is this the right file?")
+    if b"\x00" in data:
+        raise UnicodeDecodeError("utf-8", data, data.index(b"\x00"), data.index(b"\x00") + 1, "NUL byte")
+    text = data.decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _read_error(path: str, exc: Exception) -> tuple[str, str]:
@@ -39,6 +76,8 @@ def _read_error(path: str, exc: Exception) -> tuple[str, str]:
             found = []
         listed = f" ({', '.join(found[:5])}{', ...' if len(found) > 5 else ''})" if found else ""
         return "it is a directory", f"give the path of one rule file{listed}"
+    if isinstance(exc, NotARuleFile):
+        return exc.strerror, exc.hint
     reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     if isinstance(exc, PermissionError):
         return reason, "check the file's permissions"
@@ -54,11 +93,7 @@ def load_rule_file(path: str, sources: dict[str, str], depth: int = 0, rep: Repo
     """
     rep = rep if rep is not None else Reporter()
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        if b"\x00" in data:
-            raise UnicodeDecodeError("utf-8", data, data.index(b"\x00"), data.index(b"\x00") + 1, "NUL byte")
-        text = data.decode("utf-8").replace("\r\n", "\n")
+        text = read_source(path)
     except (OSError, UnicodeDecodeError) as exc:
         span = from_span or Span(path, 1, 1, 1, 2)
         reason, hint = _read_error(path, exc)

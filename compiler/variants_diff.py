@@ -9,9 +9,8 @@ from .parse import parse_text
 
 def describe_variant(path: str) -> list[str]:
     """Lines describing how the game at ``path`` differs from the game it extends ([] if it extends none)."""
-    from . import compile_file
-    with open(path, encoding="utf-8") as fh:
-        rf = parse_text(fh.read(), path)
+    from . import compile_file, read_source
+    rf = parse_text(read_source(path), path)
     if rf.extends is None:
         return []
     base_path = os.path.normpath(os.path.join(os.path.dirname(path), rf.extends))

@@ -181,7 +181,8 @@ def test_replay_of_an_illegal_step_exits_1_naming_the_step(capsys, small_record)
         del rec["steps"][i]["text"]
     _corrupt(small_record, 1, swap)
     code, out, err = run(capsys, "replay", ECARTE, str(small_record))
-    assert code == 1 and re.search(r"replay error: step \d+: illegal action", err) and "Traceback" not in err
+    assert code == 1 and re.search(r"replay error: step \d+: \d+ is not a legal action of seat \d here \(legal: ",
+                                   err) and "Traceback" not in err
 
 
 def test_replay_of_a_changed_text_exits_1(capsys, small_record):
@@ -216,9 +217,18 @@ def test_replay_of_a_malformed_file_exits_2(capsys, tmp_path, content, message):
 
 
 def test_replay_of_a_truncated_record_says_so(capsys, small_record):
+    """A record of a whole match (it has "returns") that stops early disagrees with the engine: exit 1.  A
+    record without returns (a verifier's trace) may stop anywhere: '(not finished)', exit 0."""
     def cut(rec):
         rec["steps"] = rec["steps"][:30]
     _corrupt(small_record, 0, cut)
+    code, out, err = run(capsys, "replay", ECARTE, str(small_record), "--match", "0")
+    assert code == 1 and "stops after step 30, before the end of the match" in err
+
+    def trace(rec):
+        for key in ("returns", "deals"):
+            rec.pop(key, None)
+    _corrupt(small_record, 0, trace)
     code, out, _ = run(capsys, "replay", ECARTE, str(small_record), "--match", "0")
     assert code == 0 and "(not finished)" in out
 

@@ -7,6 +7,7 @@ bad input, 3 when the cross-check found the verifier itself wrong (its verdicts 
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import tempfile
@@ -92,8 +93,10 @@ def verify_game(game, names: list[str] | None = None, timeout: float | None = No
 def run_verify(args) -> int:
     from atout.engine import Game
     from atout.errors import UsageError
-    if args.timeout is not None and args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
+    if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout}")
+    if args.trace_out:
+        _check_trace_folder(args.trace_out)
     if args.max_states <= 0:
         raise UsageError("--max-states must be positive")
     if args.cross_check < 0:
@@ -141,6 +144,19 @@ def run_verify(args) -> int:
     if cross.failures:
         return EXIT_VERIFIER_BUG
     return 0 if all(r.verdict == "proved" for r in results) else 1
+
+
+def _check_trace_folder(folder: str) -> None:
+    """Before verifying: ``--trace-out`` must be a folder that exists or can be made, and be writable."""
+    from atout.errors import UsageError
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise UsageError(f"--trace-out {folder}: not a folder (a file of that name exists)")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--trace-out {folder}: cannot make the folder: {exc.strerror or exc}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"--trace-out {folder}: the folder is not writable")
 
 
 def _write_traces(folder, game, rules, results, findings, cross):

@@ -1,0 +1,233 @@
+"""Inputs a newcomer (or a fuzzer) gives that once hung, exhausted memory or printed a traceback (issue 11):
+each now gets a located message and exit status 2, or a clean rule error."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from _agreement import export_python
+
+from atout.cli import main
+from atout.compiler import compile_file
+from atout.engine import load
+from atout.engine.evaluate import RuleError
+
+SKELETON = Path(__file__).resolve().parent.parent / "docs" / "examples" / "skeleton.atout"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
+def test_a_device_is_refused_without_reading_it(capsys):
+    code, _, err = run(capsys, "check", "/dev/zero")
+    assert code == 2 and "not a regular file (a device)" in err and "Traceback" not in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system")
+def test_a_pipe_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "rules.atout"
+    os.mkfifo(fifo)
+    variant = tmp_path / "v.atout"
+    variant.write_text('extends "rules.atout"\ngame v "v"\n')
+    for target in (fifo, variant):     # as FILE, and as the target of 'extends'
+        run_ = subprocess.run([sys.executable, "-m", "atout.cli", "check", str(target)], capture_output=True,
+                              text=True, timeout=60)
+        assert run_.returncode == 2 and "not a regular file (a pipe)" in run_.stderr, run_.stderr
+
+
+def test_a_huge_file_is_refused(capsys, tmp_path):
+    big = tmp_path / "big.atout"
+    with open(big, "wb") as fh:
+        fh.truncate(5 * 1024 * 1024)     # sparse: 5 MB of nothing, over the 4 MB limit
+    code, _, err = run(capsys, "check", str(big))
+    assert code == 2 and "too large" in err
+
+
+def test_a_byte_order_mark_and_old_mac_line_ends_are_read(tmp_path):
+    text = SKELETON.read_text(encoding="utf-8")
+    bom = tmp_path / "bom.atout"
+    bom.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    mac = tmp_path / "mac.atout"
+    mac.write_bytes(text.replace("\n", "\r").encode())
+    base = compile_file(str(SKELETON))
+    for f in (bom, mac):
+        g = compile_file(str(f))
+        assert g.name == "skeleton" and [p.name for p in g.phases] == [p.name for p in base.phases]
+        # the same lines: the table's row is reported at the skeleton's line of it
+        assert [r.span.line for r in g.tables[0].rows] == [r.span.line for r in base.tables[0].rows]
+
+
+def test_a_packet_larger_than_any_deck_is_a_rule_error_in_engine_and_module(tmp_path):
+    rules = tmp_path / "huge_packet.atout"
+    rules.write_text(f'extends "{SKELETON}"\ngame huge "huge"\noverride phase deal {{\n  do {{\n'
+                     '    gather stock\n    deal 99999999999999999999 from stock to hand starting eldest\n'
+                     '    goto play\n  }\n}\n')
+    with pytest.raises(RuleError, match="needs 199999999999999999998 cards"):
+        load(str(rules)).new_initial_state()
+    mod = export_python(rules, tmp_path, "huge_packet_module")
+    with pytest.raises(Exception, match="needs 199999999999999999998 cards") as info:
+        mod.Game().new_initial_state()
+    assert type(info.value).__name__ == "RuleError"
+
+
+# -- the command line: files to write, options ----------------------------------------------------------------
+ECARTE = str(Path(__file__).resolve().parent.parent / "rules" / "ecarte.atout")
+
+
+def test_a_record_onto_a_directory_is_refused_and_nothing_is_left(capsys, tmp_path):
+    folder = tmp_path / "records"
+    folder.mkdir()
+    code, _, err = run(capsys, "simulate", ECARTE, "-n", "2", "--record", str(folder))
+    assert code == 2 and "it is a directory" in err and "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == ["records"] and not os.listdir(folder)
+
+
+def test_sigterm_during_simulate_leaves_no_partial_record(tmp_path):
+    import signal
+    import time
+    out = tmp_path / "m.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "atout.cli", "simulate", ECARTE, "-n", "100000", "--record",
+                             str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    part = tmp_path / "m.jsonl.part"
+    for _ in range(600):
+        if part.exists() and part.stat().st_size > 0:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and "Traceback" not in err, err
+    assert not part.exists() and not out.exists()
+
+
+def test_trace_out_onto_a_file_is_refused_before_verifying(capsys, tmp_path):
+    f = tmp_path / "traces"
+    f.write_text("not a folder")
+    code, out, err = run(capsys, "verify", ECARTE, "--trace-out", str(f), "--json")
+    assert code == 2 and "not a folder" in err and out == ""
+    code, _, err = run(capsys, "verify", ECARTE, "--trace-out", str(f / "sub"))
+    assert code == 2 and "cannot make the folder" in err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
+def test_a_timeout_must_be_a_finite_positive_number(capsys, value):
+    code, _, err = run(capsys, "verify", ECARTE, "--timeout", value)
+    assert code == 2 and "--timeout must be a positive number" in err
+
+
+# -- records that do not replay -------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def record(tmp_path_factory):
+    """One match of Écarté recorded by ``atout simulate --record`` (its first line, as a dict)."""
+    import json
+    path = tmp_path_factory.mktemp("rec") / "r.jsonl"
+    assert main(["simulate", ECARTE, "-n", "1", "--seed", "3", "--record", str(path), "--json"]) == 0
+    return json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+
+
+def _replay(capsys, tmp_path, rec_or_bytes):
+    import json
+    path = tmp_path / "bad.jsonl"
+    if isinstance(rec_or_bytes, bytes):
+        path.write_bytes(rec_or_bytes)
+    else:
+        path.write_text(json.dumps(rec_or_bytes) + "\n", encoding="utf-8")
+    return run(capsys, "replay", ECARTE, str(path), "--quiet")
+
+
+def test_the_recorded_match_replays(capsys, tmp_path, record):
+    code, out, err = _replay(capsys, tmp_path, record)
+    assert code == 0, err
+
+
+def _tampered(record, how):
+    import copy
+    rec = copy.deepcopy(record)
+    how(rec)
+    return rec
+
+
+MALFORMED = {      # exit status 2: not a well-formed record file
+    "returns null": (lambda r: r.update(returns=None), "\"returns\" must be a list of numbers"),
+    "action Infinity": (lambda r: r["steps"][0].update(action=float("inf")), "\"action\" must be an integer"),
+    "action 1.0": (lambda r: r["steps"][0].update(action=float(r["steps"][0]["action"])),
+                   "\"action\" must be an integer"),
+    "player as a string": (lambda r: r["steps"][0].update(player="-1"), "\"player\" must be an integer"),
+    "match not a number": (lambda r: r.update(match="zero"), "\"match\" must be an integer"),
+    "deals not a list": (lambda r: r.update(deals="x"), "\"deals\" must be a list"),
+}
+DISAGREEING = {    # exit status 1: a record that the engine does not replay as recorded
+    "illegal action": (lambda r: r["steps"][0].update(action=999), "999 is not a legal chance outcome"),
+    "truncated": (lambda r: r.update(steps=r["steps"][:-3]), "before the end of the match"),
+    "a step after the end": (lambda r: r["steps"].append(dict(r["steps"][-1])), "the match is over after step"),
+    "a deal's points changed": (lambda r: r["deals"][0].update(points=[7, 7]), "deal 1: the record's summary "
+                                                                               "differs from the engine's in points"),
+    "a deal deleted": (lambda r: r["deals"].pop(), "the record summarises"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED) + sorted(DISAGREEING))
+def test_a_bad_record_exits_with_the_reason(capsys, tmp_path, record, case):
+    how, message = MALFORMED[case] if case in MALFORMED else DISAGREEING[case]
+    code, _, err = _replay(capsys, tmp_path, _tampered(record, how))
+    assert code == (2 if case in MALFORMED else 1) and message in err and "Traceback" not in err, err
+
+
+def test_a_record_that_is_not_text_or_too_deep_exits_2(capsys, tmp_path):
+    code, _, err = _replay(capsys, tmp_path, b"\xff\xfe\x00garbage\n")
+    assert code == 2 and "not UTF-8 text" in err
+    code, _, err = _replay(capsys, tmp_path, b"[" * 100_000 + b"]" * 100_000 + b"\n")
+    assert code == 2 and "not an Atout record" in err
+
+
+# -- the engine's API, as OpenSpiel's: bad ids and seats raise ----------------------------------------------
+@pytest.fixture(scope="module")
+def both_states(tmp_path_factory):
+    """An Écarté state from the engine and one from its exported module, at the first chance node."""
+    mod = export_python(Path(ECARTE), tmp_path_factory.mktemp("mod"), "ecarte_api_module")
+    return [load(ECARTE).new_initial_state(), mod.Game().new_initial_state()]
+
+
+@pytest.mark.parametrize("bad", [True, 6.0, "3", None])
+def test_an_action_must_be_an_integer_id(both_states, bad):
+    for st in both_states:
+        with pytest.raises(ValueError, match="an action is an integer id"):
+            st.apply_action(bad)
+
+
+def test_a_bad_seat_or_action_id_raises(both_states):
+    for st in both_states:
+        for seat in (-1, 2, 1.0):
+            with pytest.raises(ValueError, match="no seat"):
+                st.observation_string(seat)
+            with pytest.raises(ValueError, match="no seat"):
+                st.information_state_string(seat)
+        # Écarté has 32 cards and 6 named actions: ids 0..37 (docs/records.md)
+        with pytest.raises(ValueError, match="0..37"):
+            st.action_to_string(38)
+        assert st.action_to_string(37) and st.action_to_string(0)
+
+
+def test_huge_returns_are_a_rule_error(tmp_path):
+    rules = tmp_path / "huge_returns.atout"
+    big = "1" + "0" * 315
+    rules.write_text(f'extends "{SKELETON}"\ngame huge "huge"\noverride option target: int in 1..20 = 1\n'
+                     f'match {{\n  first dealer 0\n  next dealer left(dealer)\n  start deal\n'
+                     f'  ends when any(p in players: points[p] >= target)\n  returns(q) = {big}\n}}\n')
+    import random as _r
+    for st in (load(str(rules)).new_initial_state(),
+               export_python(rules, tmp_path, "huge_returns_module").Game().new_initial_state()):
+        rng = _r.Random(1)
+        while not st.is_terminal():
+            legal = [a for a, _ in st.chance_outcomes()] if st.is_chance_node() else st.legal_actions()
+            st.apply_action(rng.choice(legal))
+        with pytest.raises(Exception, match="too large for a float") as info:
+            st.returns()
+        assert type(info.value).__name__ == "RuleError"
