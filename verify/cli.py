@@ -146,6 +146,11 @@ def run_verify(args) -> int:
     return 0 if all(r.verdict == "proved" for r in results) else 1
 
 
+def _escape(text: str) -> str:
+    from rich.markup import escape
+    return escape(text)
+
+
 def _check_trace_folder(folder: str) -> None:
     """Before verifying: ``--trace-out`` must be a folder that exists or can be made, and be writable."""
     from atout.errors import UsageError
@@ -194,18 +199,32 @@ def _write_record(folder, name, rec):
 
 
 def _print_report(game, rules, results, findings, seconds, cross):
+    """The verdicts as a table fitted to the terminal (80 columns when output is not a terminal): each with
+    a plain sentence of what it means and the method behind it; then each counterexample, a trace shared by
+    several properties printed once."""
     from rich.console import Console
     from rich.table import Table
-    c = Console(width=max(Console().width, 140))
-    t = Table(title=f"{game.ir.title}: {rules} ({seconds:.2f} s)")
-    t.add_column("property")
-    t.add_column("kind")
+
+    from .plain import description, meaning
+    c = Console()
+    wide = c.width >= 120
+    props = {p.name: p for p in game.ir.properties}
+    t = Table(title=f"{game.ir.title}: {rules} ({seconds:.2f} s)", expand=not wide)
+    t.add_column("property", overflow="fold", ratio=2 if not wide else None)
+    if wide:
+        t.add_column("kind")
     t.add_column("verdict")
-    t.add_column("method / evidence", overflow="fold")
-    t.add_column("s", justify="right")
+    t.add_column("what it means, and how it was decided", overflow="fold", ratio=5 if not wide else None)
+    if wide:
+        t.add_column("s", justify="right")
     colors = {"proved": "green", "refuted": "red", "unknown": "yellow"}
     for r in results:
-        t.add_row(r.name, r.kind, f"[{colors[r.verdict]}]{r.verdict}[/]", r.method, f"{r.seconds:.2f}")
+        about = description(props.get(r.name))
+        text = (f"[italic]{_escape(about)}[/]\n" if about else "") + \
+            f"[bold]{_escape(meaning(r, props.get(r.name)))}[/]\n{_escape(r.method)}"
+        row = [r.name] + ([r.kind] if wide else []) + [f"[{colors[r.verdict]}]{r.verdict}[/]", text] + \
+            ([f"{r.seconds:.2f}"] if wide else [])
+        t.add_row(*row)
     c.print(t)
     if cross.matches:
         verdict = "[red]verifier bug[/]" if cross.failures else "[green]agrees[/]"
@@ -213,13 +232,19 @@ def _print_report(game, rules, results, findings, seconds, cross):
                 f"{cross.steps} steps mapped into the abstraction, proved properties evaluated on "
                 f"{cross.observed} concrete states: {verdict}")
         for f in cross.failures:
-            c.print(f"  [red]{f['what']}[/] (affects: {', '.join(f['properties']) or '-'}; "
+            c.print(f"  [red]{_escape(f['what'])}[/] (affects: {', '.join(f['properties']) or '-'}; "
                     f"{len(f['steps'])} steps, written by --trace-out)")
+    shown: dict = {}      # the steps of a counterexample -> the property it was printed for
     for r in results:
         if r.counterexample is None:
             continue
         ce = r.counterexample
-        c.print(f"\n[bold]{r.name}[/]: {ce.kind} ({ce.note})", markup=True)
+        key = (ce.kind, tuple(s["action"] for s in ce.steps))
+        if key in shown:
+            c.print(f"\n[bold]{r.name}[/]: the same {ce.kind} as for {shown[key]} (above)")
+            continue
+        shown[key] = r.name
+        c.print(f"\n[bold]{r.name}[/]: {ce.kind} ({_escape(ce.note)})", markup=True)
         if ce.kind == "lasso" and ce.cycle_start is not None:
             c.print(f"  a prefix of {ce.cycle_start} steps, then a cycle of {ce.cycle_len} steps that repeats "
                     f"(shown: the end of the prefix and one cycle; --json or --trace-out give every step)")
