@@ -19,7 +19,7 @@ from .span import Span
 from .variants import merge, not_a_variant
 from .lower import lower
 
-__all__ = ["compile_file", "compile_text", "load_rule_file", "CompileError", "ir"]
+__all__ = ["compile_file", "compile_text", "load_rule_file", "read_source", "span_text", "CompileError", "ir"]
 
 MAX_EXTENDS_DEPTH = 8
 MAX_RULE_FILE_BYTES = 4 * 1024 * 1024   # the shipped games are under 20 KB
@@ -59,6 +59,37 @@ def read_source(path: str) -> str:
     if text.startswith("\ufeff"):
         text = text[1:]
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+_SOURCE_LINES: dict = {}
+
+
+def span_text(span: Span) -> str | None:
+    """The text of the rule file that ``span`` covers (lines 1-based, columns 1-based, end exclusive), on
+    one line with its whitespace collapsed; None when the file cannot be read or the span is not in it."""
+    if span is None or span.line < 1 or span.end_line < span.line:
+        return None
+    if span.path not in _SOURCE_LINES:
+        try:
+            _SOURCE_LINES[span.path] = read_source(span.path).split("\n")
+        except (OSError, UnicodeDecodeError):
+            _SOURCE_LINES[span.path] = None
+    lines = _SOURCE_LINES[span.path]
+    if not lines or span.end_line > len(lines):
+        return None
+    if span.line == span.end_line:
+        text = lines[span.line - 1][span.col - 1:span.end_col - 1]
+    else:
+        text = " ".join([lines[span.line - 1][span.col - 1:]] + lines[span.line:span.end_line - 1]
+                        + [lines[span.end_line - 1][:span.end_col - 1]])
+    text = " ".join(text.split())
+    return text or None
+
+
+def source_lines(path: str) -> list[str]:
+    """The lines of a rule file (as :func:`read_source` reads it), [] if it cannot be read; cached."""
+    span_text(Span(path, 1, 1, 1, 1))
+    return _SOURCE_LINES.get(path) or []
 
 
 def _read_error(path: str, exc: Exception) -> tuple[str, str]:

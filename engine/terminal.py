@@ -2,13 +2,18 @@
 
 At each of your decisions the table is shown as your seat sees it (your hand,
 the turn-up, the trick, the score) with the legal actions numbered.  Answer
-with the number, the action's text (``I propose``), or a card (``K♠``, ``ks``,
-``10h``).  ``help`` lists the commands; ``quit`` or ctrl-D leaves.
+with one move per line: the number, the action's text (``I propose``), its name in the
+rules (``propose``), or a card (``K♠``, ``ks``, ``10h``); a line naming two moves, or a
+name several legal moves share (``bid``), is refused with the reason, as is a move that
+is not legal now.  Enter plays a forced move; ``show`` shows the table again; ``help``
+lists the commands and the moves; ``quit`` or ctrl-D leaves.
 """
 from __future__ import annotations
 
+import os
 import random
 import sys
+import unicodedata
 
 from .bots import make_bot
 from .game import Game
@@ -26,49 +31,110 @@ def _card_aliases(game: Game, card: int) -> set[str]:
     return names
 
 
+def _norm(text: str) -> str:
+    """Lower case, accents and underscores dropped, spaces collapsed: 'Misère_ouverte' -> 'misere ouverte'."""
+    t = unicodedata.normalize("NFKD", text.lower())
+    t = "".join(ch for ch in t if not unicodedata.combining(ch))
+    return " ".join(t.replace("_", " ").split())
+
+
+def _aliases(game: Game, state, a: int) -> set[str]:
+    """Every way to name action ``a`` in this state: its text ('bid misere ouverte', 'play k♠'), a card's
+    names alone or after the verb ('ks', 'play 10h'), a named action's name in the rules ('propose',
+    'bid', which several bids share) and a parameter's value alone ('solo', 'spades')."""
+    text = _norm(state.action_to_string(a))
+    names = {text}
+    if a < game.num_cards:
+        verb = text.split()[0]
+        cards = {_norm(x) for x in _card_aliases(game, a)}
+        names |= cards | {f"{verb} {c}" for c in cards}
+    else:
+        slot = game.slot(a)
+        names |= {_norm(slot.name), _norm(slot.text)}
+        if slot.value is not None and " " in _norm(slot.text):
+            value = _norm(slot.text).split(" ", 1)[1]
+            names |= {value, f"{_norm(slot.name)} {value}"}
+    return names
+
+
+def _is_card_word(game: Game, word: str) -> bool:
+    return any(word in {_norm(x) for x in _card_aliases(game, c)} for c in range(game.num_cards))
+
+
 def parse_choice(game: Game, state, text: str, legal: list[int]) -> tuple[int | None, str | None]:
-    """Interpret ``text`` as one of ``legal``: returns (action, None) or (None, reason)."""
-    t = " ".join(text.strip().lower().split())
+    """Interpret one line ``text`` as exactly one of ``legal``: returns (action, None) or (None, reason).
+
+    A line is a number from the list, or one action named by its text, its name in the rules or a card; a
+    name several legal actions share is ambiguous and refused, as is a line naming two actions or a word that
+    names nothing; an action of the game that is not legal now is refused with the reason (the follow
+    rules, or the condition of the rule that allows it).  An empty line plays the only legal action."""
+    t = _norm(text)
     if not t:
-        return None, "type a number, an action or a card"
+        if len(legal) == 1:
+            return legal[0], None
+        return None, "type a number, an action or a card ('help' lists them)"
     if t.isdigit():
         k = int(t)
         if 1 <= k <= len(legal):
             return legal[k - 1], None
         return None, f"{k} is not in the list: choose 1 to {len(legal)}"
-    for a in legal:
-        if state.action_to_string(a).lower() == t:
-            return a, None
-    for a in legal:  # the rule file's name of a named action: 'propose', 'accept', 'announce king'
-        if a >= game.num_cards and game.slot(a).name.replace("_", " ") == t.replace("_", " "):
-            return a, None
-    matches = []
-    for a in legal:
-        if a < game.num_cards:
-            words = t.split()
-            card_text = words[-1] if words else t
-            if t in _card_aliases(game, a) or card_text in _card_aliases(game, a):
-                matches.append(a)
-        elif state.action_to_string(a).lower().startswith(t):
-            matches.append(a)
-    if len(matches) == 1:
-        return matches[0], None
-    if len(matches) > 1:
-        return None, f"'{text.strip()}' is ambiguous: " + ", ".join(state.action_to_string(a) for a in matches)
-    for c in range(game.num_cards):
-        if t in _card_aliases(game, c) or t.split()[-1] in _card_aliases(game, c):
-            name = game.card_str(c)
-            legal_cards = [game.card_str(a) for a in legal if a < game.num_cards]
-            hand = []
-            if game.hand_base is not None and state.actor >= 0:
-                hand = state.zones[game.hand_base + state.actor]
-            if c not in hand:
-                return None, f"{name} is not in your hand"
-            if legal_cards:
-                return None, f"{name} may not be played now (the follow rules); legal: " \
-                             + " ".join(legal_cards)
-            return None, f"{name} is not a legal action here"
-    return None, f"'{text.strip()}' is not a legal action here"
+    aliases = {a: _aliases(game, state, a) for a in legal}
+    exact = [a for a in legal if t in aliases[a]]
+    if len(exact) == 1:
+        return exact[0], None
+    if len(exact) > 1:
+        return None, f"'{text.strip()}' is ambiguous: it names " + ", ".join(
+            state.action_to_string(a) for a in exact) + "; type the one you mean or its number"
+    # an action of the game, but not legal now: say why
+    others = [a for a in range(game.num_distinct_actions()) if a not in legal and t in _aliases(game, state, a)]
+    if others:
+        return None, _why_not(game, state, others[0], legal)
+    words = t.split()
+    if len(words) > 1 and sum(_is_card_word(game, w) for w in words) > 1:
+        return None, f"'{text.strip()}' names {sum(_is_card_word(game, w) for w in words)} cards: one action " \
+                     "per line (type one, then the next)"
+    prefix = [a for a in legal if any(n == t or n.startswith(t + " ") or (" " not in t and n.startswith(t))
+                                      for n in aliases[a])]
+    if len(prefix) == 1:
+        return prefix[0], None
+    if len(prefix) > 1:
+        return None, f"'{text.strip()}' is ambiguous: " + ", ".join(state.action_to_string(a) for a in prefix)
+    import difflib
+    close = difflib.get_close_matches(t, sorted({n for a in legal for n in aliases[a]}), n=1, cutoff=0.75)
+    if close:
+        return None, f"'{text.strip()}' is not a legal action here; did you mean '{close[0]}'?"
+    known = {w for a in legal for n in aliases[a] for w in n.split()}
+    unknown = [w for w in words if w not in known and not _is_card_word(game, w)]
+    if unknown:
+        return None, f"'{unknown[0]}' names no action here ('help' lists the legal ones)"
+    return None, f"'{text.strip()}' is not a legal action here ('help' lists the legal ones)"
+
+
+def _why_not(game: Game, state, a: int, legal: list[int]) -> str:
+    """Why action ``a`` (an action of the game) is not legal in ``state``."""
+    name = state.action_to_string(a)
+    if a < game.num_cards:
+        hand = state.zones[game.hand_base + state.actor] if game.hand_base is not None and state.actor >= 0 else []
+        card = game.card_str(a)
+        legal_cards = [game.card_str(x) for x in legal if x < game.num_cards]
+        if a not in hand:
+            return f"{card} is not in your hand"
+        if legal_cards:
+            return f"{card} may not be played now (the follow rules); legal: " + " ".join(legal_cards)
+        return f"{card} is not a legal action here"
+    from atout.compiler import span_text
+    slot = game.slot(a)
+    ph = next((p for p in game.ir.phases if p.name == state.phase), None)
+    act = next((x for x in ph.actions if x.name == slot.name), None) if ph is not None else None
+    if act is None:
+        return f"'{name}' belongs to another phase (now: {state.phase})"
+    guard = act.guard
+    cond = span_text(getattr(guard, "span", None)) if guard is not None else None
+    if cond and not (guard.__class__.__name__ == "Const"):
+        sp = guard.span
+        return f"'{name}' is not allowed now: its condition `{cond}` does not hold " \
+               f"({os.path.basename(sp.path)}:{sp.line})"
+    return f"'{name}' is not legal now"
 
 
 def action_label(state, action: int) -> str:
@@ -136,20 +202,30 @@ def play_terminal(game: Game, seat: int, bot: str, seed: int | None, input_fn=in
                     say(f"your hand: {_cards(state, hand) or '-'}")
                 else:
                     say(table_string(state, seat))
-                for i, a in enumerate(legal, 1):
-                    say(f"  {i:2d}. {action_label(state, a)}")
+                def moves():
+                    for i, a in enumerate(legal, 1):
+                        say(f"  {i:2d}. {action_label(state, a)}")
+                    if len(legal) == 1:
+                        say("  (the only legal move: press Enter to play it)")
+                moves()
                 while True:
                     try:
                         text = input_fn(f"seat {seat}> ")
-                    except EOFError:
+                    except (EOFError, OSError, RuntimeError):   # ctrl-D, or no terminal to read from
                         say("\nbye (the match was left unfinished)")
                         return 0
                     if text.strip().lower() in QUIT_WORDS:
                         say("bye (the match was left unfinished)")
                         return 0
                     if text.strip().lower() in ("help", "?"):
-                        say("answer with the number of an action, its text, or a card (K♠, ks, 10h); "
-                            "'quit' or ctrl-D leaves")
+                        say("one move per line: its number, its text ('I propose'), its name in the rules "
+                            "('propose'), or a card (K♠, ks, 10h, 'play 10h'); Enter plays a forced move; "
+                            "'show' shows the table again; 'quit' or ctrl-D leaves.  Your moves:")
+                        moves()
+                        continue
+                    if text.strip().lower() == "show":
+                        say(table_string(state, seat))
+                        moves()
                         continue
                     action, reason = parse_choice(game, state, text, legal)
                     if action is None:

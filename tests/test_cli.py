@@ -277,8 +277,8 @@ def test_play_refuses_bad_input_with_a_reason_and_asks_again():
     assert "refused: type a number, an action or a card" in out
     assert re.search(r"refused: 99 is not in the list: choose 1 to \d", out)
     assert "refused: 0 is not in the list" in out
-    assert "refused: 'xyzzy' is not a legal action here" in out
-    assert "answer with the number of an action" in out
+    assert "refused: 'xyzzy' names no action here" in out
+    assert "one move per line: its number" in out
     assert out.rstrip().endswith("bye (the match was left unfinished)")
 
 
@@ -398,3 +398,45 @@ def test_atout_play_on_a_terminal_ctrl_d_leaves():
     code, out = _pty_session([sys.executable, "-m", "atout.cli", "play", ECARTE, "--seat", "1", "--seed", "2"],
                              lambda screen: b"\x04")
     assert code == 0 and "bye (the match was left unfinished)" in out
+
+
+def test_play_takes_exactly_one_action_per_line_and_refuses_ambiguity():
+    """Issue 11: '10h 7h' discarded only 7♥, 'banana K♠' played K♠, 'bid' placed the lowest bid."""
+    from atout.engine.terminal import parse_choice
+    g = load_game()
+    s = g.new_initial_state()
+    arrange_deal(s, "10♠ 7♦ 8♦ 7♣ 8♣", "A♠ J♠ 8♠ Q♥ K♦", "7♥")
+    legal = s.legal_actions()      # the non-dealer (seat 1) to declare: I play, I propose
+    a, _ = parse_choice(g, s, "propose", legal)       # the rule file's name of the action
+    assert a is not None and s.action_to_string(a) == "I propose"
+    a, why = parse_choice(g, s, "banana", legal)
+    assert a is None and "'banana' names no action here" in why
+    act(s, "propose")
+    act(s, "accept")
+    legal = s.legal_actions()      # the non-dealer discards: cards of his hand
+    a, why = parse_choice(g, s, "10s 7d", legal)
+    assert a is None and "names 2 cards: one action per line" in why
+    a, why = parse_choice(g, s, "banana 10s", legal)
+    assert a is None and "'banana' names no action here" in why
+    a, why = parse_choice(g, s, "10s", legal)
+    assert a is not None and s.action_to_string(a).endswith("10♠")
+
+
+def test_play_names_the_condition_of_a_rule_that_does_not_allow_a_move():
+    import atout
+    from atout.engine.terminal import parse_choice
+    game = atout.load(os.path.join(ROOT, "rules", "solo_whist.atout"))
+    st = game.new_initial_state()
+    import random
+    rng = random.Random(0)
+    while st.is_chance_node():
+        st.apply_action(rng.choice([a for a, _ in st.chance_outcomes()]))
+    legal = st.legal_actions()
+    a, why = parse_choice(game, st, "bid", legal)
+    assert a is None and "is ambiguous" in why and "bid solo" in why and "bid abondance_declaree" in why
+    a, _ = parse_choice(game, st, "bid solo", legal)
+    st.apply_action(a)                       # seat 1 bids solo; seat 2 may not bid a proposal now
+    a, why = parse_choice(game, st, "bid proposal", st.legal_actions())
+    assert a is None and "is not allowed now: its condition" in why and "solo_whist.atout:" in why
+    a, why = parse_choice(game, st, "misère ouverte", st.legal_actions())   # accents and spaces
+    assert a is not None and st.action_to_string(a) == "bid misere_ouverte"

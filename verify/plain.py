@@ -12,35 +12,17 @@ def _phases(prop: ir.Property) -> str:
     return ", ".join(prop.phases) if prop.phases else "the match"
 
 
-_LINES: dict = {}
-
-
 def _lines(path: str) -> list[str]:
-    if path not in _LINES:
-        try:
-            from atout.compiler import read_source
-            _LINES[path] = read_source(path).split("\n")
-        except (OSError, UnicodeDecodeError):
-            _LINES[path] = []
-    return _LINES[path]
+    from atout.compiler import source_lines
+    return source_lines(path)
 
 
 def _text(e) -> str:
     """An expression as its author wrote it (from its span in the rule file), else as the IR prints it."""
     if e is None:
         return ""
-    sp = getattr(e, "span", None)
-    if sp is not None and sp.line >= 1:
-        lines = _lines(sp.path)
-        if sp.end_line <= len(lines) and sp.end_line >= sp.line:
-            if sp.line == sp.end_line:
-                text = lines[sp.line - 1][sp.col - 1:sp.end_col - 1]
-            else:
-                text = " ".join([lines[sp.line - 1][sp.col - 1:]] + [x.strip() for x in lines[sp.line:sp.end_line - 1]]
-                                + [lines[sp.end_line - 1][:sp.end_col - 1].strip()])
-            if text.strip():
-                return " ".join(text.split())
-    return ir._expr_text(e)
+    from atout.compiler import span_text
+    return span_text(getattr(e, "span", None)) or ir._expr_text(e)
 
 
 def description(prop: ir.Property | None) -> str:

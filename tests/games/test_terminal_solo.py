@@ -28,7 +28,7 @@ def test_a_person_bids_and_plays_a_deal_of_solo_whist():
     text = out.getvalue()
     assert status == 0
     assert asked and all(p == "seat 1> " for p in asked)
-    assert "refused: 'bid solp' is not a legal action here" in text
+    assert "refused: 'bid solp' is not a legal action here; did you mean 'bid solo'?" in text
     assert "you: bid solo" in text
     # the auction offered the ladder and the pass
     assert "bid proposal" in text and "bid abondance_declaree" in text and ". pass" in text
