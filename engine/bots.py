@@ -17,7 +17,7 @@ class RandomBot:
         self.rng = random.Random(seed)
 
     def step(self, state) -> int:
-        return self.rng.choice(state.legal_actions())
+        return self.rng.choice(state.decision_actions())
 
 
 class GreedyBot:
@@ -38,7 +38,7 @@ class GreedyBot:
 
     def step(self, state) -> int:
         g = state.game
-        legal = state.legal_actions()
+        legal = state.decision_actions()
         me = state.current_player()
         named = [a for a in legal if a >= g.num_cards]
         cards = [a for a in legal if a < g.num_cards]

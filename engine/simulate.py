@@ -19,14 +19,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .bots import make_bot
+from .evaluate import RuleError
 from .game import Game
 
 RECORD_FORMAT = "atout-record/1"
 MAX_STEPS_PER_MATCH = 200_000
 
 
-class MatchTooLong(RuntimeError):
-    pass
+class MatchTooLong(RuleError):
+    """A match still going after ``max_steps`` steps: its 'ends when' may never hold."""
 
 
 @dataclass
@@ -48,7 +49,8 @@ def play_match(game: Game, bots: list, rng: random.Random, max_steps: int = MAX_
     seen_deals = 0
     while not state.is_terminal():
         if len(steps) >= max_steps:
-            raise MatchTooLong(f"no end after {max_steps} steps")
+            raise MatchTooLong(f"the match has not ended after {max_steps} steps ({state.deal_number} deals): "
+                               f"can its 'ends when' ever hold?", state.game.ir.match.span)
         if state.is_chance_node():
             outcomes = state.chance_outcomes()
             action = outcomes[rng.randrange(len(outcomes))][0]

@@ -116,6 +116,15 @@ class State(Machine):
             return []
         return sorted(self._legal())
 
+    def decision_actions(self) -> list[int]:
+        """The legal actions at a decision, or a RuleError when the player to act has none (a dead end: the
+        rules leave him no move; ``atout verify`` reports it as ``builtin:no_dead_end``)."""
+        legal = self.legal_actions()
+        if not legal and not self.terminal and not self.pending:
+            raise RuleError(f"seat {self.actor} has no legal action ({self._where()}): every action's condition "
+                            f"is false; check the 'when' conditions of the phase's actions")
+        return legal
+
     def apply_action(self, action: int) -> None:
         """Apply ``action`` (a legal action id, or a chance outcome at a chance node).
 

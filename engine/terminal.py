@@ -195,7 +195,7 @@ def play_terminal(game: Game, seat: int, bot: str, seed: int | None, input_fn=in
                 say(f"seat {actor} ({bot}): {text}")
                 last_selecting = False
             else:
-                legal = state.legal_actions()
+                legal = state.decision_actions()      # a dead end is a rule error
                 say("")
                 if last_selecting and state.selecting is not None:
                     hand = state.zones[game.hand_base + seat] if game.hand_base is not None else []

@@ -231,3 +231,53 @@ def test_huge_returns_are_a_rule_error(tmp_path):
         with pytest.raises(Exception, match="too large for a float") as info:
             st.returns()
         assert type(info.value).__name__ == "RuleError"
+
+
+# -- rules that break down in play: a rule error with a reason, never a traceback --------------------------------
+DEAD_END = f'''extends "{SKELETON}"
+game dead "a phase whose only action is never allowed"
+phase ask {{
+  actor eldest
+  action go "go" when false {{ goto play }}
+}}
+override phase deal {{
+  do {{
+    gather stock
+    deal 3, 2 from stock to hand starting eldest
+    move 1 from stock to turnup
+    trumps = suit(top(turnup))
+    goto ask
+  }}
+}}
+'''
+
+
+@pytest.mark.parametrize("bot", ["random", "greedy"])
+def test_a_player_with_no_legal_action_is_a_rule_error_in_simulate(capsys, tmp_path, bot):
+    rules = tmp_path / "dead.atout"
+    rules.write_text(DEAD_END)
+    code, _, err = run(capsys, "simulate", str(rules), "-n", "2", "--bot", bot)
+    assert code == 1 and "rule error: seat 1 has no legal action (phase 'ask'" in err
+
+
+def test_a_player_with_no_legal_action_is_a_rule_error_at_the_terminal(tmp_path):
+    import io
+    from atout.engine.terminal import play_terminal
+    rules = tmp_path / "dead.atout"
+    rules.write_text(DEAD_END)
+    with pytest.raises(RuleError, match="seat 1 has no legal action"):
+        play_terminal(load(str(rules)), seat=1, bot="random", seed=1, input_fn=lambda p: "1", out=io.StringIO())
+
+
+def test_a_match_that_never_ends_is_a_rule_error():
+    import random as _r
+    from atout.engine.bots import RandomBot
+    from atout.engine.simulate import play_match
+    rules_text = SKELETON.read_text(encoding="utf-8").replace("ends when any(p in players: points[p] >= target)",
+                                                               "ends when false")
+    assert "ends when false" in rules_text
+    from atout.compiler import compile_text
+    from atout.engine import Game
+    game = Game(compile_text(rules_text, str(SKELETON)))
+    with pytest.raises(RuleError, match="has not ended after 500 steps"):
+        play_match(game, [RandomBot(1), RandomBot(2)], _r.Random(1), max_steps=500)
