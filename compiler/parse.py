@@ -99,11 +99,14 @@ def parse_text(text: str, path: str) -> S.RuleFile:
     if deep is not None:
         at = _span_of(path, deep.meta)
         at = Span(path, at.line, at.col, at.line, at.col + 1)
-        raise CompileError([Diagnostic("E004", f"nesting deeper than {MAX_DEPTH} levels", at,
+        raise CompileError([Diagnostic("E004", f"nested too deeply: more than {MAX_DEPTH} levels of the grammar "
+                                               f"(an 'if' inside a block takes two, an operator one)", at,
                                        "split the expression or the blocks; use a variable or a table row")],
                            {path: text})
     try:
-        return _Builder(path).rule_file(tree)
+        b = _Builder(path)
+        b.text = text
+        return b.rule_file(tree)
     except _BadString as exc:
         raise CompileError([exc.diagnostic], {path: text}) from None
 
@@ -235,6 +238,7 @@ class _Builder:
 
     def __init__(self, path: str):
         self.path = path
+        self.text = ""
 
     def sp(self, node) -> Span:
         if isinstance(node, Token):
@@ -257,6 +261,12 @@ class _Builder:
                 game_span = self.sp(item.children[0])
                 title = _unquote(item.children[1], self.path) if item.children[1] is not None else None
             elif k == "extends_decl":
+                if extends is not None:
+                    raise CompileError([Diagnostic(
+                        "E118", "a second 'extends': a variant extends exactly one base game",
+                        self.sp(item.children[0]), f"it already extends \"{extends}\" (line {extends_span.line}); "
+                        "to combine two games, extend one and copy what you need of the other")],
+                        {self.path: self.text})
                 extends = _unquote(item.children[0], self.path)
                 extends_span = self.sp(item.children[0])
             elif k == "players_decl":

@@ -18,6 +18,7 @@ from dataclasses import replace
 from . import syntax as S
 from .diagnostics import Reporter, did_you_mean
 
+OVERRIDABLE = {"option", "phase", "table", "property"}   # a var or a zone is removed and declared again
 _KINDS = {"option": "options", "phase": "phases", "table": "tables", "property": "properties", "var": "vars",
           "zone": "zones"}
 
@@ -29,6 +30,16 @@ def merge(base: S.RuleFile, variant: S.RuleFile, rep: Reporter) -> S.RuleFile:
     def names(kind):
         return [x.name for x in lists[kind]]
 
+    for r in variant.removes:      # first, so that a removed var or zone can be declared again
+        what = r.what
+        if what in ("action", "row"):
+            continue
+        existing = names(what)
+        if r.name not in existing:
+            rep.error("E118", f"cannot remove {what} '{r.name}': the base game has none", r.span,
+                      did_you_mean(r.name, existing))
+            continue
+        del lists[what][existing.index(r.name)]
     for kind, attr in _KINDS.items():
         for item in getattr(variant, attr):
             existing = names(kind)
@@ -47,21 +58,14 @@ def merge(base: S.RuleFile, variant: S.RuleFile, rep: Reporter) -> S.RuleFile:
                 lists[kind][existing.index(item.name)] = item
             elif item.name in existing:
                 rep.error("E102", f"duplicate name '{item.name}': the base game already has this {kind}", span,
-                          f"write 'override {kind} {item.name}' to replace it")
+                          f"write 'override {kind} {item.name}' to replace it" if kind in OVERRIDABLE else
+                          f"a {kind} cannot be overridden: write 'remove {kind} {item.name}', then declare it "
+                          f"again, or give it another name")
             else:
                 lists[kind].append(item)
-    for r in variant.removes:
-        what = r.what
-        if what in ("action", "row"):
-            if not _remove_nested(lists, r, rep):
-                continue
-            continue
-        existing = names(what)
-        if r.name not in existing:
-            rep.error("E118", f"cannot remove {what} '{r.name}': the base game has none", r.span,
-                      did_you_mean(r.name, existing))
-            continue
-        del lists[what][existing.index(r.name)]
+    for r in variant.removes:      # actions and rows last: a phase or table block above may add them
+        if r.what in ("action", "row"):
+            _remove_nested(lists, r, rep)
     return S.RuleFile(
         path=variant.path,
         game=variant.game or base.game,
@@ -83,6 +87,7 @@ def merge(base: S.RuleFile, variant: S.RuleFile, rep: Reporter) -> S.RuleFile:
         span=variant.span,
         extends_span=variant.extends_span,
         players_span=variant.players_span if variant.players is not None else base.players_span,
+        game_span=variant.game_span if variant.game is not None else base.game_span,
     )
 
 

@@ -19,6 +19,16 @@ def describe_variant(path: str) -> list[str]:
 
 def diff_games(base: ir.Game, new: ir.Game, base_path: str) -> list[str]:
     lines = [f"variant of {base_path} ({base.name}):"]
+    if (base.name, base.title) != (new.name, new.title):
+        lines.append(f"  ~ game: {base.name} \"{base.title}\" -> {new.name} \"{new.title}\"")
+    if base.players != new.players:
+        lines.append(f"  ~ players: {base.players} -> {new.players}")
+    if base.sides != new.sides:
+        lines.append("  ~ partnerships changed")
+    if base.deck != new.deck:
+        lines.append("  ~ deck changed")
+    if base.match != new.match:
+        lines.append("  ~ match changed")
     for kind, a, b in (("option", base.options, new.options), ("zone", base.zones, new.zones),
                        ("var", base.vars, new.vars), ("phase", base.phases, new.phases),
                        ("table", base.tables, new.tables), ("property", base.properties, new.properties)):

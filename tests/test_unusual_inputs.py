@@ -281,3 +281,29 @@ def test_a_match_that_never_ends_is_a_rule_error():
     game = Game(compile_text(rules_text, str(SKELETON)))
     with pytest.raises(RuleError, match="has not ended after 500 steps"):
         play_match(game, [RandomBot(1), RandomBot(2)], _r.Random(1), max_steps=500)
+
+
+# -- variants --------------------------------------------------------------------------------------------------
+def test_a_removed_var_can_be_declared_again(tmp_path):
+    v = tmp_path / "v.atout"
+    v.write_text(f'extends "{SKELETON}"\ngame v "v"\nremove var points\nmatch var points: int in 0..9 per player = 0\n')
+    g = compile_file(str(v))
+    (points,) = [x for x in g.vars if x.name == "points"]
+    assert (points.type.low, points.type.high) == (0, 9)
+
+
+def test_a_missing_declaration_of_a_variant_is_located_at_its_game_line(capsys, tmp_path):
+    base = tmp_path / "base.atout"
+    base.write_text('game b "base"\ndeck { suits spades hearts ranks A K }\n')
+    v = tmp_path / "v.atout"
+    v.write_text('extends "base.atout"\ngame v "v"\n')
+    code, _, err = run(capsys, "check", str(v))
+    assert code == 2 and f"{v}:2:6: error[E101]: missing 'players N' declaration" in err and "<builtin>" not in err
+
+
+def test_check_lists_a_new_game_line_players_and_match(capsys, tmp_path):
+    v = tmp_path / "v.atout"
+    v.write_text(f'extends "{SKELETON}"\ngame v2 "other"\nplayers 3\n')
+    code, out, _ = run(capsys, "check", str(v))
+    assert code == 0 and "(no change)" not in out
+    assert '~ game: skeleton "A five-trick skeleton" -> v2 "other"' in out and "~ players: 2 -> 3" in out
