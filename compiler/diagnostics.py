@@ -61,13 +61,14 @@ class Diagnostic:
     hint: str | None = None
     severity: str = "error"
 
-    def render(self, source: str | None = None) -> str:
-        """Return the diagnostic as text: header, source line with carets, hint."""
+    def render(self, source: str | list[str] | None = None) -> str:
+        """Return the diagnostic as text: header, source line with carets, hint.  ``source`` is the file's
+        text, or its lines already split (when many diagnostics of one file are rendered)."""
         s = self.span
         head = f"{s.path}:{s.line}:{s.col}: {self.severity}[{self.code}]: {self.message}"
         lines = [head]
         if source is not None and s.line >= 1:
-            src_lines = source.splitlines()
+            src_lines = source.splitlines() if isinstance(source, str) else source
             if s.line <= len(src_lines):
                 text = src_lines[s.line - 1].rstrip("\n").replace("\t", " ")
                 gutter = f"{s.line:>4} | "
@@ -87,20 +88,35 @@ class Diagnostic:
         return "\n".join(lines)
 
 
+MAX_RENDERED = 200    # diagnostics printed in full; the count line gives the rest
+
+
 class CompileError(Exception):
     """Raised with every diagnostic of a rule file (and the files it extends)."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic], sources: dict[str, str] | None = None):
         self.diagnostics = sorted(diagnostics, key=lambda d: (d.span.path, d.span.line, d.span.col, d.code))
         self.sources = dict(sources or {})
-        super().__init__(self.render())
+        super().__init__(f"{len(self.diagnostics)} error(s)")
+        self._text = None
+
+    def __str__(self) -> str:
+        return self.render()
 
     def render(self) -> str:
-        """All diagnostics rendered and separated by blank lines, then a count line."""
-        parts = [d.render(self.sources.get(d.span.path)) for d in self.diagnostics]
-        n = len(self.diagnostics)
-        parts.append(f"{n} error{'s' if n != 1 else ''}")
-        return "\n\n".join(parts[:-1]) + "\n" + parts[-1] if n else parts[-1]
+        """All diagnostics rendered and separated by blank lines (the first MAX_RENDERED of them, each file's
+        text split once), then a count line."""
+        if self._text is None:
+            split = {path: text.splitlines() for path, text in self.sources.items() if text is not None}
+            shown = self.diagnostics[:MAX_RENDERED]
+            parts = [d.render(split.get(d.span.path)) for d in shown]
+            n = len(self.diagnostics)
+            count = f"{n} error{'s' if n != 1 else ''}"
+            if n > len(shown):
+                count += f" ({n - len(shown)} not shown: fix the first ones and check again)"
+            parts.append(count)
+            self._text = "\n\n".join(parts[:-1]) + "\n" + parts[-1] if shown else parts[-1]
+        return self._text
 
 
 @dataclass

@@ -307,3 +307,14 @@ def test_check_lists_a_new_game_line_players_and_match(capsys, tmp_path):
     code, out, _ = run(capsys, "check", str(v))
     assert code == 0 and "(no change)" not in out
     assert '~ game: skeleton "A five-trick skeleton" -> v2 "other"' in out and "~ players: 2 -> 3" in out
+
+
+def test_many_errors_are_rendered_once_each_and_capped(capsys, tmp_path):
+    """20,000 errors used to take minutes (each diagnostic split the whole source again): now the file is
+    split once and the first 200 are printed, with the count of the rest."""
+    rules = tmp_path / "many.atout"
+    rules.write_text(SKELETON.read_text(encoding="utf-8")
+                     + "".join(f"\nproperty p{i}: invariant nosuch > 0\n" for i in range(3000)), encoding="utf-8")
+    code, _, err = run(capsys, "check", str(rules))
+    assert code == 2 and err.count("error[E103]: unknown name 'nosuch'") == 200
+    assert "3000 errors (2800 not shown: fix the first ones and check again)" in err
