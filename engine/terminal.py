@@ -166,6 +166,8 @@ def play_terminal(game: Game, seat: int, bot: str, seed: int | None, input_fn=in
     bots = {p: make_bot(bot, rng.randrange(2**32)) for p in range(game.players) if p != seat}
     state = game.new_initial_state()
     say(f"{game.ir.title}: you are seat {seat}; opponents: {bot}. Type 'help' for help, 'quit' to leave.")
+    if game.ir.sides:
+        say(f"partners: {partnerships(game, seat)}")
     deals_seen = 0
     drawn: dict[int, list[int]] = {}  # draws since the last decision: destination zone -> cards
     last_selecting = False
@@ -247,9 +249,10 @@ def play_terminal(game: Game, seat: int, bot: str, seed: int | None, input_fn=in
                 if not d.get("complete", True):
                     shown = _public_zones(state)
                     how = " (the match ended before play" + (f"; {shown}" if shown else "") + ")"
+                gained = deal_gains(game, d, seat)
                 say(f"-- deal {deals_seen} over{how}: "
                     + (f"tricks {_by_seat(tricks, seat)}; " if tricks and any(tricks) else "")
-                    + f"points this deal {_by_seat(d['points'], seat)}")
+                    + (f"this deal: {gained}" if gained else "no score this deal"))
                 _score_line(state, say, seat)
         elif _scores(state) != before_score:
             shown = _public_zones(state) if actor is None else ""
@@ -303,13 +306,45 @@ def _report_draws(state, seat, drawn, say) -> None:
     drawn.clear()
 
 
+def _seat_name(p: int, seat: int | None) -> str:
+    return "you" if p == seat else f"seat {p}"
+
+
+def side_name(game: Game, k: int, seat: int | None) -> str:
+    """A side (0-based, in the order of the rule file's ``sides``) by its players: 'you & seat 2'."""
+    members = game.ir.sides[k]
+    return " & ".join(_seat_name(p, seat) for p in sorted(members, key=lambda p: (p != seat, p)))
+
+
+def partnerships(game: Game, seat: int | None) -> str:
+    """'you & seat 2 vs seat 1 & seat 3', or '' in a game without sides."""
+    if not game.ir.sides:
+        return ""
+    order = sorted(range(len(game.ir.sides)), key=lambda k: seat not in game.ir.sides[k])
+    return " vs ".join(side_name(game, k, seat) for k in order)
+
+
+def _per(game: Game, name: str, values, seat: int | None) -> str:
+    """Values of a per-player or per-side variable, labelled by seat or by side."""
+    decl = game.var_decl[name]
+    if decl.per == "side":
+        return ", ".join(f"{side_name(game, k, seat)} {x}" for k, x in enumerate(values))
+    return ", ".join(f"{_seat_name(p, seat)} {x}" for p, x in enumerate(values))
+
+
+def deal_gains(game: Game, deal: dict, seat: int | None) -> str:
+    """What a deal changed of each per-player or per-side int match variable ('points: you 0, seat 1 2');
+    '' when it changed nothing."""
+    gains = deal.get("gains") or {"points": deal.get("points", [])}
+    parts = [f"{name} {_per(game, name, vals, seat)}" for name, vals in gains.items() if any(vals)]
+    return "; ".join(parts)
+
+
 def _score_line(state, say, seat: int | None = None, prefix: str = "") -> None:
     g = state.game
     parts = []
     for v in g.ir.vars:
         if v.scope == "match":
             val = state.vars[v.name]
-            parts.append(f"{v.name} {val}" if not isinstance(val, list) else
-                         f"{v.name} " + ", ".join(f"{'you' if i == seat else f'seat {i}'} {x}"
-                                                  for i, x in enumerate(val)))
+            parts.append(f"{v.name} {val}" if not isinstance(val, list) else f"{v.name} " + _per(g, v.name, val, seat))
     say(f"   {prefix}score: " + "; ".join(parts))

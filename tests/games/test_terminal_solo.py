@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import atout
@@ -34,5 +35,23 @@ def test_a_person_bids_and_plays_a_deal_of_solo_whist():
     assert "bid proposal" in text and "bid abondance_declaree" in text and ". pass" in text
     # the human played cards to tricks: 13 of them
     assert text.count("you: play ") == 13
-    assert "-- deal 1 over: " in text and "points this deal" in text
+    assert "-- deal 1 over: " in text and ("this deal: units " in text or "no score this deal" in text)
     assert "bye (the match was left unfinished)" in text
+
+
+def test_whist_at_the_terminal_shows_the_partnerships_and_each_side_s_points():
+    """Issue 11: the deal summary said 'points this deal you 0, seat 1 0, ...' while a side scored 3."""
+    game = atout.load(str(ROOT / "rules" / "whist.atout"))
+    out = io.StringIO()
+
+    def scripted(prompt: str) -> str:
+        return "quit" if "-- deal 1 over" in out.getvalue() else "1"
+    assert play_terminal(game, seat=0, bot="random", seed=3, input_fn=scripted, out=out) == 0
+    text = out.getvalue()
+    assert "partners: you & seat 2 vs seat 1 & seat 3" in text
+    # 13 tricks: one side takes at least 7, so it scores odd tricks (LW): the summary names that side
+    summary = next(line for line in text.splitlines() if line.startswith("-- deal 1 over"))
+    tricks = [int(x) for x in re.findall(r"(?:you|seat \d) (\d+)", summary.split(";")[0])]
+    ours, theirs = tricks[0] + tricks[2], tricks[1] + tricks[3]
+    winner, odd = ("you & seat 2", ours - 6) if ours > theirs else ("seat 1 & seat 3", theirs - 6)
+    assert re.search(rf"this deal: points .*{winner} {odd}\b", summary), summary
