@@ -208,6 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cross-check", type=int, default=24, metavar="N",
                    help="seeded engine matches replayed against the abstraction after verifying, at most 500 "
                         "engine steps each on average (default 24; 0: none)")
+    p.add_argument("--search-steps", type=int, default=60_000, metavar="N",
+                   help="engine steps of each concrete search for a counterexample the abstraction found "
+                        "(default 60000)")
     p.add_argument("--timeout", type=float, default=600.0,
                    help="wall-clock safety in seconds (default 600); a verdict it cuts says so")
     p.set_defaults(func=cmd_verify)

@@ -32,6 +32,14 @@ class IllegalActionError(ValueError):
     """An action that is not legal in the state it was applied to."""
 
 
+class History(list):
+    """The actions applied so far (chance outcomes included), oldest first: a list, and callable as
+    OpenSpiel's ``state.history()`` (which returns a copy)."""
+
+    def __call__(self) -> list[int]:
+        return list(self)
+
+
 def _action_id(action) -> int:
     """``action`` as an int id; a bool, a float or a string is refused (IllegalActionError), as OpenSpiel does."""
     if isinstance(action, bool) or not isinstance(action, numbers.Integral):
@@ -52,7 +60,7 @@ class State(Machine):
         self.actor = -1
         self.phase: str | None = None
         self.terminal = False
-        self.history: list[int] = []
+        self.history: History = History()
         self.log: list[tuple[int, int, bool]] = []  # (actor or CHANCE, action, seen by all)
         self.revealed: set[int] = set()
         # trick play
@@ -210,7 +218,7 @@ class State(Machine):
         new = copy.copy(self)
         new.zones = [list(z) for z in self.zones]
         new.vars = {k: (list(v) if isinstance(v, list) else v) for k, v in self.vars.items()}
-        new.history = list(self.history)
+        new.history = History(self.history)
         new.log = list(self.log)
         new.revealed = set(self.revealed)
         new.tricks_won = list(self.tricks_won)

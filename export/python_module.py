@@ -1087,6 +1087,13 @@ def _finish(s):
     return -1
 
 
+class History(list):
+    """The actions applied so far, oldest first: a list, and callable as OpenSpiel's state.history()."""
+
+    def __call__(self):
+        return list(self)
+
+
 def _action_id(action):
     """``action`` as an int id; a bool, a float or a string is refused, as OpenSpiel does."""
     if isinstance(action, bool) or not isinstance(action, numbers.Integral):
@@ -1148,7 +1155,7 @@ _STATE = '''class State:
         self.actor = -1
         self.phase = -1
         self.terminal = False
-        self.history = []
+        self.history = History()
         self.log = []
         self.revealed = set()
         self.tw = [0] * NUM_PLAYERS
@@ -1313,7 +1320,7 @@ _STATE = '''class State:
         n.deal_number = self.deal_number
         n.actor = self.actor
         n.phase = self.phase
-        n.history = self.history[:]
+        n.history = History(self.history)
         n.log = self.log[:]
         n.revealed = set(self.revealed)
         n.tw = self.tw[:]

@@ -318,3 +318,14 @@ def test_many_errors_are_rendered_once_each_and_capped(capsys, tmp_path):
     code, _, err = run(capsys, "check", str(rules))
     assert code == 2 and err.count("error[E103]: unknown name 'nosuch'") == 200
     assert "3000 errors (2800 not shown: fix the first ones and check again)" in err
+
+
+def test_history_is_a_list_and_callable_as_in_openspiel(both_states):
+    for st in both_states:
+        st = st.clone()
+        first = st.chance_outcomes()[0][0]
+        st.apply_action(first)
+        assert st.history == [first] and st.history() == [first]
+        h = st.history()
+        h.append(99)                     # a copy, as OpenSpiel's
+        assert st.history() == [first] and st.clone().history() == [first]

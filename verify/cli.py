@@ -99,6 +99,8 @@ def run_verify(args) -> int:
         _check_trace_folder(args.trace_out)
     if args.max_states <= 0:
         raise UsageError("--max-states must be positive")
+    if args.search_steps <= 0:
+        raise UsageError("--search-steps must be positive")
     if args.cross_check < 0:
         raise UsageError("--cross-check must be 0 or more")
     game = Game(compile_file(args.file))
@@ -113,7 +115,7 @@ def run_verify(args) -> int:
                               f"; its properties are: {', '.join(sorted(known)) or 'none'}"))
     from rich.console import Console
     err = Console(stderr=True)
-    budget = Budget(max_states=args.max_states, cross_check=args.cross_check,
+    budget = Budget(max_states=args.max_states, cross_check=args.cross_check, search_steps=args.search_steps,
                     cross_steps=CROSS_STEPS_PER_MATCH * args.cross_check, timeout=args.timeout)
     cross = CrossCheck()
     t0 = time.perf_counter()

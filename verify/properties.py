@@ -90,7 +90,7 @@ def check_invariant(V: Verifier, prop: ir.Property) -> Result:
         return Result(prop.name, prop.kind, "refuted", "the abstraction has a violation; a seeded engine "
                       "match realised it", counterexample=trace(V, real, note="the invariant fails here"))
     return Result(prop.name, prop.kind, "unknown", f"the abstraction ({size_note(ex, A)}) has a violation that "
-                  f"neither its replay nor {V.budget.search_steps} steps of seeded engine searches realised",
+                  f"neither its replay nor {V.budget.search_steps} steps of seeded engine searches realised (raise --search-steps to search longer)",
                   detail="abstract counterexample only")
 
 
@@ -189,7 +189,7 @@ def refute_error(V, ex, A, prop, src, msg, move, kind=None) -> Result:
         real = _search_error(V, None if prop.kind != "conserves" else set(prop.phases))
     if real is None:
         return Result(prop.name, kind, "unknown", f"the abstraction reaches a rule error ({msg}) that neither its "
-                      f"replay nor {V.budget.search_steps} steps of seeded engine searches realised")
+                      f"replay nor {V.budget.search_steps} steps of seeded engine searches realised (raise --search-steps to search longer)")
     return Result(prop.name, kind, "refuted", f"a rule error is reachable: {real.error or msg}",
                   counterexample=trace(V, real, note=real.error or msg))
 
@@ -359,7 +359,7 @@ def check_deal_bound(V: Verifier, prop: ir.Property, exact_sizes: bool = False) 
             return refined
     return Result(prop.name, prop.kind, "unknown",
                   f"the abstraction ({size_note(ex, A)}) has a violating path that neither its replay nor "
-                  f"{V.budget.search_steps} steps of seeded engine searches realised", detail="abstract counterexample only")
+                  f"{V.budget.search_steps} steps of seeded engine searches realised (raise --search-steps to search longer)", detail="abstract counterexample only")
 
 
 def _zero_sum_var(e) -> str | None:
@@ -527,7 +527,7 @@ def check_reachable(V: Verifier, prop: ir.Property) -> Result:
     if lacking or lacking_ph:
         return Result(prop.name, prop.kind, "unknown",
                       f"reachable in the abstraction, but seeded engine matches ({V.budget.search_steps} steps, "
-                      f"then as many steered toward each action) did not witness: {', '.join(f'{a} in {p}' for p, a in lacking) or ', '.join(lacking_ph)}")
+                      f"then as many steered toward each action; raise --search-steps) did not witness: {', '.join(f'{a} in {p}' for p, a in lacking) or ', '.join(lacking_ph)}")
     values = sum(_domain_size(V, a.param.type) for p in V.g.phases for a in p.actions
                  if a.param is not None and a.param.kind == "domain")
     return Result(prop.name, prop.kind, "proved",
