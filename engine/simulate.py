@@ -35,6 +35,8 @@ class MatchResult:
     steps: list[dict]
     deals: list[dict]
     returns: list[float]
+    rows: Counter = field(default_factory=Counter)     # (table, row) -> times it fired in the match
+    final: dict = field(default_factory=dict)          # per-player/per-side int match variable -> final values
 
     def record(self, game: Game, rules: str, seed: int | None, index: int, bots: list[str]) -> dict:
         return {"format": RECORD_FORMAT, "game": game.name, "rules": rules, "seed": seed, "match": index,
@@ -46,7 +48,13 @@ def play_match(game: Game, bots: list, rng: random.Random, max_steps: int = MAX_
     state = game.new_initial_state()
     steps: list[dict] = []
     deals: list[dict] = []
+    rows: Counter = Counter()
     seen_deals = 0
+
+    def scored(table, fired):
+        for r in fired:
+            rows[(table, r)] += 1
+    state.on_score = scored
     while not state.is_terminal():
         if len(steps) >= max_steps:
             raise MatchTooLong(f"the match has not ended after {max_steps} steps ({state.deal_number} deals): "
@@ -64,7 +72,9 @@ def play_match(game: Game, bots: list, rng: random.Random, max_steps: int = MAX_
         if len(state.deal_log) > seen_deals:
             seen_deals = len(state.deal_log)
             deals.append(state.deal_log[-1])
-    return MatchResult(steps, deals, state.returns())
+    final = {v.name: list(state.vars[v.name]) for v in game.ir.vars
+             if v.scope == "match" and v.per is not None and v.type.kind == "int"}
+    return MatchResult(steps, deals, state.returns(), rows, final)
 
 
 @dataclass
@@ -82,6 +92,11 @@ class Stats:
     final_scores: list[list[int]] = field(default_factory=list)
     actions: int = 0
     sides: tuple[tuple[int, ...], ...] = ()
+    rows: Counter = field(default_factory=Counter)          # (table, row) -> times fired
+    deals_scored: Counter = field(default_factory=Counter)  # table -> deals where it was scored
+    gain_sums: dict = field(default_factory=dict)           # match variable -> summed gain per seat or side
+    final_sums: dict = field(default_factory=dict)          # match variable -> summed final value per seat/side
+    per: dict = field(default_factory=dict)                 # match variable -> "player" or "side"
 
     def add(self, result: MatchResult) -> None:
         self.matches += 1
@@ -99,6 +114,15 @@ class Stats:
             self.max_points_per_player = max(self.max_points_per_player, *d["points"])
             for k, v in d["vars"].items():
                 self.deal_vars.setdefault(k, Counter())[v] += 1
+            for name, g in (d.get("gains") or {}).items():
+                acc = self.gain_sums.setdefault(name, [0] * len(g))
+                for i, x in enumerate(g):
+                    acc[i] += x
+        for name, vals in result.final.items():
+            acc = self.final_sums.setdefault(name, [0] * len(vals))
+            for i, x in enumerate(vals):
+                acc[i] += x
+        self.rows.update(result.rows)
         self.actions += len(result.steps)
 
     def as_json(self) -> dict:
@@ -119,12 +143,20 @@ class Stats:
                                    "histogram": {str(x): n for x, n in sorted(c.items())}}
                                for k, c in sorted(self.deal_vars.items())},
             "actions": self.actions,
+            "scoring_rows": {f"{t}.{r}": n for (t, r), n in sorted(self.rows.items())},
+            "match_variables": {
+                name: {"per": self.per.get(name, "player"),
+                       "mean_gain_per_deal": [round(x / deals, 4) if deals else 0.0 for x in acc],
+                       "mean_at_end": [round(x / self.matches, 4) if self.matches else 0.0
+                                       for x in self.final_sums.get(name, [])]}
+                for name, acc in sorted(self.gain_sums.items())},
         }
 
 
 def simulate(game: Game, n: int, seed: int | None, bot_names: list[str], on_match=None) -> Stats:
     """Play ``n`` matches; match ``i`` uses seed ``(seed, i)`` so any match can be replayed alone."""
-    stats = Stats(game.players, sides=game.ir.sides)
+    stats = Stats(game.players, sides=game.ir.sides,
+                  per={v.name: v.per for v in game.ir.vars if v.scope == "match" and v.per is not None})
     for i in range(n):
         rng = random.Random(f"{seed}:{i}")
         bots = [make_bot(bot_names[p % len(bot_names)], rng.randrange(2**32)) for p in range(game.players)]

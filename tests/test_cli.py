@@ -440,3 +440,18 @@ def test_play_names_the_condition_of_a_rule_that_does_not_allow_a_move():
     assert a is None and "is not allowed now: its condition" in why and "solo_whist.atout:" in why
     a, why = parse_choice(game, st, "misère ouverte", st.legal_actions())   # accents and spaces
     assert a is not None and st.action_to_string(a) == "bid misere_ouverte"
+
+
+def test_simulate_counts_rows_and_per_side_variables(capsys):
+    """Whist: thirteen tricks a deal, so exactly one side makes odd tricks (LW): the two odd-tricks rows
+    fire once per deal between them; per-side variables are reported per side."""
+    code, out, _ = run(capsys, "simulate", os.path.join(ROOT, "rules", "whist.atout"), "-n", "10", "--seed", "2",
+                       "--json")
+    assert code == 0
+    s = json.loads(out)
+    rows = s["scoring_rows"]
+    assert rows["trick_points.odd_tricks_0_2"] + rows["trick_points.odd_tricks_1_3"] == s["deals"]
+    mv = s["match_variables"]
+    assert mv["games"]["per"] == "side" and len(mv["games"]["mean_at_end"]) == 2
+    # a rubber is the best of three games (LW): it ends 2-0 or 2-1, so 2 or 3 games a match in all
+    assert 2.0 <= sum(mv["games"]["mean_at_end"]) <= 3.0
