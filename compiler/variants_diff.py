@@ -14,10 +14,14 @@ def describe_variant(path: str) -> list[str]:
     if rf.extends is None:
         return []
     base_path = os.path.normpath(os.path.join(os.path.dirname(path), rf.extends))
-    return diff_games(compile_file(base_path), compile_file(path), base_path)
+    declared = {k for k, v in (("match", rf.match), ("deck", rf.deck)) if v is not None}
+    return diff_games(compile_file(base_path), compile_file(path), base_path, declared)
 
 
-def diff_games(base: ir.Game, new: ir.Game, base_path: str) -> list[str]:
+def diff_games(base: ir.Game, new: ir.Game, base_path: str, declared: set | None = None) -> list[str]:
+    """The lines ``atout check`` prints for a variant.  ``declared``: the blocks the variant itself gives
+    ('match', 'deck'), reported when they differ (an option's new value changes the compiled match too)."""
+    declared = {"match", "deck"} if declared is None else declared
     lines = [f"variant of {base_path} ({base.name}):"]
     if (base.name, base.title) != (new.name, new.title):
         lines.append(f"  ~ game: {base.name} \"{base.title}\" -> {new.name} \"{new.title}\"")
@@ -25,9 +29,9 @@ def diff_games(base: ir.Game, new: ir.Game, base_path: str) -> list[str]:
         lines.append(f"  ~ players: {base.players} -> {new.players}")
     if base.sides != new.sides:
         lines.append("  ~ partnerships changed")
-    if base.deck != new.deck:
+    if "deck" in declared and base.deck != new.deck:
         lines.append("  ~ deck changed")
-    if base.match != new.match:
+    if "match" in declared and base.match != new.match:
         lines.append("  ~ match changed")
     for kind, a, b in (("option", base.options, new.options), ("zone", base.zones, new.zones),
                        ("var", base.vars, new.vars), ("phase", base.phases, new.phases),

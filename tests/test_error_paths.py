@@ -247,7 +247,8 @@ def test_a_valid_variant_changes_what_it_says(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["check", "variant.atout"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[1:] == ["variant of base.atout (tiny):", "  ~ option target: 3 -> 5",
+    assert out[1:] == ["variant of base.atout (tiny):", '  ~ game: tiny "Tiny" -> tiny2 "Tiny 2"',
+                       "  ~ option target: 3 -> 5",
                        "  ~ phase declare: action pass changed, action wait added",
                        "  ~ table deal_score changed", "  - removed property scoring_complete"]
 

@@ -70,6 +70,7 @@ def test_check_shows_what_a_variant_changes(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[1].startswith("variant of ") and out[1].endswith("(ecarte):")
     assert sorted(out[2:]) == sorted([
+        '  ~ game: ecarte "Écarté (the source text)" -> ecarte_classic "Écarté (classic rules: PPC, BGA, CAV)"',
         "  - removed option reshuffle_current_discards",
         "  - removed option reshuffle_turnup",
         "  ~ phase declare: action propose changed",
