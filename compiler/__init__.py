@@ -69,12 +69,7 @@ def span_text(span: Span) -> str | None:
     one line with its whitespace collapsed; None when the file cannot be read or the span is not in it."""
     if span is None or span.line < 1 or span.end_line < span.line:
         return None
-    if span.path not in _SOURCE_LINES:
-        try:
-            _SOURCE_LINES[span.path] = read_source(span.path).split("\n")
-        except (OSError, UnicodeDecodeError):
-            _SOURCE_LINES[span.path] = None
-    lines = _SOURCE_LINES[span.path]
+    lines = source_lines(span.path)
     if not lines or span.end_line > len(lines):
         return None
     if span.line == span.end_line:
@@ -88,8 +83,12 @@ def span_text(span: Span) -> str | None:
 
 def source_lines(path: str) -> list[str]:
     """The lines of a rule file (as :func:`read_source` reads it), [] if it cannot be read; cached."""
-    span_text(Span(path, 1, 1, 1, 1))
-    return _SOURCE_LINES.get(path) or []
+    if path not in _SOURCE_LINES:
+        try:
+            _SOURCE_LINES[path] = read_source(path).split("\n")
+        except (OSError, UnicodeDecodeError):
+            _SOURCE_LINES[path] = []
+    return _SOURCE_LINES[path]
 
 
 def _read_error(path: str, exc: Exception) -> tuple[str, str]:

@@ -124,6 +124,10 @@ class State(Machine):
             return []
         return sorted(self._legal())
 
+    def is_dead_end(self) -> bool:
+        """A decision where the player to act has no legal action (``builtin:no_dead_end``)."""
+        return not self.terminal and not self.pending and not self.legal_actions()
+
     def decision_actions(self) -> list[int]:
         """The legal actions at a decision, or a RuleError when the player to act has none (a dead end: the
         rules leave him no move; ``atout verify`` reports it as ``builtin:no_dead_end``)."""

@@ -122,7 +122,7 @@ def _why_not(game: Game, state, a: int, legal: list[int]) -> str:
         if legal_cards:
             return f"{card} may not be played now (the follow rules); legal: " + " ".join(legal_cards)
         return f"{card} is not a legal action here"
-    from atout.compiler import span_text
+    from atout.compiler import ir, span_text
     slot = game.slot(a)
     ph = next((p for p in game.ir.phases if p.name == state.phase), None)
     act = next((x for x in ph.actions if x.name == slot.name), None) if ph is not None else None
@@ -130,7 +130,7 @@ def _why_not(game: Game, state, a: int, legal: list[int]) -> str:
         return f"'{name}' belongs to another phase (now: {state.phase})"
     guard = act.guard
     cond = span_text(getattr(guard, "span", None)) if guard is not None else None
-    if cond and not (guard.__class__.__name__ == "Const"):
+    if cond and not isinstance(guard, ir.Const):
         sp = guard.span
         return f"'{name}' is not allowed now: its condition `{cond}` does not hold " \
                f"({os.path.basename(sp.path)}:{sp.line})"
@@ -272,7 +272,7 @@ def _scores(state):
 
 
 def _by_seat(values, seat: int) -> str:
-    return ", ".join(f"{'you' if p == seat else f'seat {p}'} {v}" for p, v in enumerate(values))
+    return ", ".join(f"{_seat_name(p, seat)} {v}" for p, v in enumerate(values))
 
 
 def _public_zones(state) -> str:
@@ -329,7 +329,7 @@ def _per(game: Game, name: str, values, seat: int | None) -> str:
     decl = game.var_decl[name]
     if decl.per == "side":
         return ", ".join(f"{side_name(game, k, seat)} {x}" for k, x in enumerate(values))
-    return ", ".join(f"{_seat_name(p, seat)} {x}" for p, x in enumerate(values))
+    return _by_seat(values, seat)
 
 
 def deal_gains(game: Game, deal: dict, seat: int | None) -> str:

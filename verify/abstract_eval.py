@@ -155,21 +155,25 @@ class AbstractEvaluator:
             closed = self.closed(e)
 
             def f_call(w, env):
-                pins = w.pins
-                if pins is not None and closed:
-                    # one value for the whole step: the conditions read in it see the same card, the same suit
-                    got = pins.get(id(e))
-                    if got is not None:
-                        return [got]
-                    vals = self._call(e, w, env)
-                    if len(vals) > 1:
-                        got = w.choose(vals)
-                        pins[id(e)] = got
-                        return [got]
-                    return vals
+                if w.pins is not None and closed:
+                    return self._pinned_call(e, w, env)
                 return self._call(e, w, env)
             return f_call
         return lambda w, env: self._eval_node(e, w, env)
+
+    def _pinned_call(self, e: ir.Call, w, env: dict) -> list:
+        """A closed call while ``w.pins`` is set: one value for the whole step (the conditions read in it
+        see the same card, the same suit), chosen once among the possible values."""
+        pins = w.pins
+        got = pins.get(id(e))
+        if got is not None:
+            return [got]
+        vals = self._call(e, w, env)
+        if len(vals) > 1:
+            got = w.choose(vals)
+            pins[id(e)] = got
+            return [got]
+        return vals
 
     def _fn_of(self, e):
         f = self._fns.get(id(e))
@@ -185,18 +189,8 @@ class AbstractEvaluator:
         if cls is ir.BinOp:
             return self._binop(e, w, env)
         if cls is ir.Call:
-            pins = w.pins
-            if pins is not None and self.closed(e):
-                # one value for the whole step: the conditions read in it see the same card, the same suit
-                got = pins.get(id(e))
-                if got is not None:
-                    return [got]
-                vals = self._call(e, w, env)
-                if len(vals) > 1:
-                    got = w.choose(vals)
-                    pins[id(e)] = got
-                    return [got]
-                return vals
+            if w.pins is not None and self.closed(e):
+                return self._pinned_call(e, w, env)
             return self._call(e, w, env)
         if cls is ir.Local:
             return self.expand(env[e.name])

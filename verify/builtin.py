@@ -92,13 +92,11 @@ def _dead_ends(V, ex, A, note) -> Result:
     if found is None:
         return Result("builtin:no_dead_end", "can_end", "unknown", "an abstract dead end with no path")
     init, edges, last = found
-    real = V.replay(A, ex, init, edges, lambda st: not st.is_terminal() and not st.is_chance_node()
-                    and not st.legal_actions())
+    real = V.replay(A, ex, init, edges, lambda st: st.is_dead_end())
     if real is None:
         # the state may have no legal action only in some of the cases the abstraction cannot tell apart
         from .playouts import search_matches
-        real = search_matches(V.game, lambda st: not st.is_terminal() and not st.is_chance_node()
-                              and not st.legal_actions(), V.budget.search_steps)
+        real = search_matches(V.game, lambda st: st.is_dead_end(), V.budget.search_steps)
     if real is None:
         return Result("builtin:no_dead_end", "can_end", "unknown",
                       f"the abstraction has {len(dead)} states that may have no legal action (phase "

@@ -52,8 +52,9 @@ class _Graph:
 
 
 def cross_check(V, results, matches: int, max_steps: int | None = None) -> CrossCheck:
-    """Play ``matches`` seeded matches (``max_steps`` engine steps in all, if given) and check the abstraction and the proved verdicts against them;
-    verdicts that a failure undermines become unknown (in ``results``, in place)."""
+    """Play ``matches`` seeded matches (``max_steps`` engine steps in all, if given) and check the abstraction
+    and the proved verdicts against them; verdicts that a failure undermines become unknown (in ``results``,
+    in place)."""
     from atout.compiler import ir
     out = CrossCheck()
     if matches <= 0:
@@ -150,7 +151,7 @@ def _one_match(V, graphs, checks, rng, steered, main, visited, out, max_steps=No
                     return {"what": f"a rule error after 'no rule error' was proved: {exc}",
                             "properties": [c.name], "steps": steps}
             return None
-        if not st.is_terminal() and not st.is_chance_node() and not st.legal_actions():
+        if st.is_dead_end():
             for c in checks:
                 if c.kind in ("no_dead_end", "no_rule_error"):
                     return {"what": f"a dead end after '{c.name}' was proved", "properties": [c.name],

@@ -318,7 +318,7 @@ def refutation_holds(game, result) -> bool:
     if prop is not None and prop.kind == "conserves":
         return st.phase == prop.target and not holds_concretely(V, prop.expr, st)
     if name in ("builtin:no_dead_end", "builtin:no_rule_error"):
-        return not st.is_terminal() and not st.is_chance_node() and not st.legal_actions()
+        return st.is_dead_end()
     return True   # traps and strategies: shown by the replayed prefix and the abstraction's proof
 
 

@@ -12,11 +12,6 @@ def _phases(prop: ir.Property) -> str:
     return ", ".join(prop.phases) if prop.phases else "the match"
 
 
-def _lines(path: str) -> list[str]:
-    from atout.compiler import source_lines
-    return source_lines(path)
-
-
 def _text(e) -> str:
     """An expression as its author wrote it (from its span in the rule file), else as the IR prints it."""
     if e is None:
@@ -30,7 +25,8 @@ def description(prop: ir.Property | None) -> str:
     comment at the end of its line; '' if none."""
     if prop is None or prop.span.line < 1:
         return ""
-    lines = _lines(prop.span.path)
+    from atout.compiler import source_lines
+    lines = source_lines(prop.span.path)
     if prop.span.line > len(lines):
         return ""
     own = lines[prop.span.line - 1]
@@ -59,6 +55,11 @@ BUILTIN = {
 }
 
 
+def _table(table: str, ok: bool) -> str:
+    return (f"exactly one row of '{table}' applies to every outcome" if ok else
+            f"an outcome where no row or two rows of '{table}' apply: here is one")
+
+
 def meaning(result, prop: ir.Property | None) -> str:
     """One plain sentence for ``result`` (a :class:`~atout.verify.checker.Result`); ``prop`` its property
     (None for a built-in check)."""
@@ -68,9 +69,7 @@ def meaning(result, prop: ir.Property | None) -> str:
     ok = v == "proved"
     name = result.name
     if name.startswith("builtin:table:"):
-        t = name[len("builtin:table:"):]
-        return (f"exactly one row of '{t}' applies to every outcome" if ok else
-                f"an outcome where no row or two rows of '{t}' apply: here is one")
+        return _table(name[len("builtin:table:"):], ok)
     if name in BUILTIN:
         return BUILTIN[name][0 if ok else 1]
     if prop is None:
@@ -95,10 +94,9 @@ def meaning(result, prop: ir.Property | None) -> str:
                 f"others do" if ok else
                 f"the others (or the cards) can keep {who} from bringing play to phase '{prop.target}': here is how")
     if k == "complete":
-        return (f"exactly one row of '{prop.target}' applies to every outcome" if ok else
-                f"an outcome where no row or two rows of '{prop.target}' apply: here is one")
+        return _table(prop.target, ok)
     if k == "reachable":
-        return "every phase and every action can happen" if ok else "some phase or action can never happen"
+        return BUILTIN["builtin:reachable"][0 if ok else 1]
     if k == "conserves":
         extra = f", and {_text(prop.expr)} on reaching {prop.target}" if prop.expr is not None else ""
         return (f"no card is lost or duplicated in {_phases(prop)}{extra}" if ok else

@@ -553,6 +553,14 @@ def _witness_actions(V: Verifier) -> set:
     return set(cache)
 
 
+def _actions_to_witness(V: Verifier) -> list:
+    """Every (phase, action), then every (phase, action, value) of an action with a domain parameter (every
+    contract of a bid ladder, every suit that can be named), in the rule file's order."""
+    return [(ph.name, a.name) for ph in V.g.phases for a in ph.actions] + \
+        [(ph.name, a.name, v) for ph in V.g.phases for a in ph.actions
+         if a.param is not None and a.param.kind == "domain" for v in range(_domain_size(V, a.param.type))]
+
+
 def _steered_witnesses(V: Verifier, ex, A) -> set:
     """For each action (and parameter value) that the seeded matches of :func:`_witness_actions` did not take:
     engine matches steered toward the abstract states where it is taken, until a concrete state where it is
@@ -562,11 +570,8 @@ def _steered_witnesses(V: Verifier, ex, A) -> set:
         return set(cache)
     from .playouts import steered_search
     taken = _witness_actions(V)
-    want = [(ph.name, a.name) for ph in V.g.phases for a in ph.actions]
-    want += [(ph.name, a.name, v) for ph in V.g.phases for a in ph.actions
-             if a.param is not None and a.param.kind == "domain" for v in range(_domain_size(V, a.param.type))]
     found_set = set()
-    for w in want:
+    for w in _actions_to_witness(V):
         if w in taken or w in found_set:
             continue
         targets = {u for u, _, d in ex.graph.edges(data=True)
@@ -593,10 +598,7 @@ def _play_witnesses(V: Verifier) -> set:
     from .playouts import play_match
     game = V.game
     taken = set()
-    want = {(ph.name, a.name) for ph in V.g.phases for a in ph.actions}
-    want |= {(ph.name, "") for ph in V.g.phases if ph.kind == "trick"}
-    want |= {(ph.name, a.name, v) for ph in V.g.phases for a in ph.actions
-             if a.param is not None and a.param.kind == "domain" for v in range(_domain_size(V, a.param.type))}
+    want = set(_actions_to_witness(V)) | {(ph.name, "") for ph in V.g.phases if ph.kind == "trick"}
     rng = random.Random(0)
     used = 0
     while used < V.budget.search_steps:
