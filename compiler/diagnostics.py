@@ -46,6 +46,7 @@ CODES: dict[str, str] = {
     "E118": "bad variant (extends, override, remove)",
     "E119": "bad property",
     "E120": "cannot read rule file",
+    "E121": "bad definition (a 'def' that calls itself)",
 }
 
 

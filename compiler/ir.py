@@ -249,8 +249,26 @@ class If(Stmt):
 
 @dataclass(frozen=True)
 class For(Stmt):
+    """``for VAR in ...``: ``over`` is ``players`` (seats 0..N-1), ``sides`` (side numbers), ``suits`` (the
+    deck's suits in order), ``range`` (the ints ``source``..``high``, evaluated once when the loop starts) or
+    ``cards`` (the cards of the zone ``source`` when the loop starts, in the zone's order)."""
     var: str
     body: tuple[Stmt, ...]
+    span: Span = _span()
+    over: str = _added("players")
+    source: Expr | None = _added(None)
+    high: Expr | None = _added(None)
+
+
+@dataclass(frozen=True)
+class RandomAssign(Stmt):
+    """``VAR = random {V: W, ...}``: a chance event sets the variable to one of ``values`` (evaluated when the
+    statement runs), value ``i`` with probability ``weights[i] / sum(weights)``.  The chance outcomes are the
+    indices ``0 .. len(values)-1``; there is a chance node even when there is one outcome."""
+    var: str
+    index: Expr | None
+    values: tuple[Expr, ...]
+    weights: tuple[int, ...]
     span: Span = _span()
 
 
@@ -327,7 +345,8 @@ class Var:
 @dataclass(frozen=True)
 class Param:
     """``card``: one card from ``zone``; ``choose``: low..high cards, one at a time, from ``zone`` to ``dest``
-    (the chosen number is bound to ``name``); ``domain``: one value of ``type`` (a suit, a player, an enum)."""
+    (the chosen number is bound to ``name``); ``domain``: one value of ``type`` (a suit, a player, an enum, or an
+    int of ``type``'s constant range ``low..high``: ``bid(n: 0..13)``)."""
     kind: str
     name: str
     type: Type
@@ -345,6 +364,18 @@ class Action:
     param: Param | None
     guard: Expr
     body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CardRule:
+    """``lead c when COND`` (``kind`` lead: the card led) or ``card c when COND`` (``kind`` card: every card
+    played).  After the follow rules, each rule in order keeps the cards for which COND holds (``var`` bound to
+    the card) *if* the player holds at least one such card among those still allowed; otherwise it keeps them
+    all.  So a player always has a card to play."""
+    kind: str
+    var: str
+    condition: Expr
     span: Span = _span()
 
 
@@ -372,6 +403,7 @@ class Trick:
     # highest trump (right bower) and the card of that rank in the other suit of trumps' colour is the second
     # highest (left bower); the left bower belongs to trumps for following suit and winning tricks.
     bowers: int | None = _added(None)
+    card_rules: tuple[CardRule, ...] = _added(())  # `lead c when ...`, `card c when ...`, in order
 
 
 @dataclass(frozen=True)
@@ -472,6 +504,38 @@ class Game:
     @property
     def num_distinct_actions(self) -> int:
         return self.deck.size + len(self.action_slots)
+
+
+ASSIGNS = (Assign, RandomAssign)   # the statements that set a variable (``isinstance(s, ir.ASSIGNS)``)
+
+
+def domain_values(game: "Game", t: Type) -> list[int]:
+    """The values a ``domain`` action parameter of type ``t`` takes, in action-id order: suits and enum values
+    by index, players by seat, an int parameter ``low..high`` by value."""
+    if t.kind == "suit":
+        return list(range(len(game.deck.suits)))
+    if t.kind == "player":
+        return list(range(game.players))
+    if t.kind == "int" and t.low is not None:
+        return list(range(t.low, t.high + 1))
+    for e in game.enums:
+        if e.name == t.enum:
+            return list(range(len(e.values)))
+    return []
+
+
+def all_stmts(game: "Game"):
+    """Every statement of the game: phases' actions, bodies and trick blocks, and scoring rows."""
+    for ph in game.phases:
+        for a in ph.actions:
+            yield from walk_stmts(a.body)
+        yield from walk_stmts(ph.body)
+        if ph.trick is not None:
+            yield from walk_stmts(ph.trick.then)
+            yield from walk_stmts(ph.trick.after)
+    for t in game.tables:
+        for r in t.rows:
+            yield from walk_stmts(r.body)
 
 
 def walk_stmts(body):

@@ -12,7 +12,7 @@ from . import ir
 from . import syntax as S
 from .diagnostics import Reporter, did_you_mean
 from .ir import BOOL, CARD, INT, PLAYER, RANK, SUIT, Type
-from .resolve import BUILTINS, ERROR, Scope
+from .resolve import BUILTINS, ERROR, Scope, fold_int
 from .span import NO_SPAN
 
 TRICK_ZONE = "trick"
@@ -73,6 +73,7 @@ class _Lowering:
         zones = self._zones(scope)
         vars_ = self._vars(scope)
         self._names(scope)
+        self._defs(scope)
         phases = self._phases(scope)
         tables = self._tables(scope)
         match = self._match(scope)
@@ -154,9 +155,15 @@ class _Lowering:
                 continue
             t = scope.resolve_type(o.type)
             v = scope.check(o.value, {}, t, f"option '{o.name}'")
+            if t.kind == "int" and not isinstance(v, ir.Const) and fold_int(v) is not None:
+                v = ir.Const(fold_int(v), t, str(fold_int(v)), v.span)    # -350, 2 * target
             if t != ERROR and not isinstance(v, ir.Const):
-                self.rep.error("E104", f"option '{o.name}' must be a constant", o.value.span)
+                self.rep.error("E104", f"option '{o.name}' must be a constant", o.value.span,
+                               "a number (-1 too), true or false, a suit, a rank, an enum value or none")
+                scope.bad_names.add(o.name)
                 continue
+            if isinstance(v, ir.Const) and v.type.kind == "error":
+                scope.bad_names.add(o.name)
             if isinstance(v, ir.Const) and t.kind == "int" and t.low is not None and t.low <= t.high and \
                     not t.low <= v.value <= t.high:
                 self.rep.error("E114", f"option '{o.name}' = {v.value} is outside {t.low}..{t.high}", o.value.span)
@@ -248,6 +255,24 @@ class _Lowering:
                                    deck.suit_spans[i] if i < len(deck.suit_spans) else deck.span,
                                    f"'{s}' is also declared as {what}; rename one of them")
 
+    def _defs(self, scope: Scope) -> None:
+        """Named definitions: declared first (any order of use), each body checked once."""
+        from .resolve import FUNCTIONS
+        for d in self.rf.defs:
+            if d.name in FUNCTIONS or d.name == "gain":
+                self.rep.error("E102", f"'{d.name}' is a built-in function", d.name_span, "choose another name")
+                continue
+            if not self._declare(self.seen, d.name, d.name_span, "a definition"):
+                continue
+            params = [n for n, _ in d.params]
+            for i, (n, t) in enumerate(d.params):
+                if n in params[:i]:
+                    self.rep.error("E102", f"parameter '{n}' of '{d.name}' given twice", t.span)
+            scope.defs[d.name] = d
+        for d in self.rf.defs:
+            if scope.defs.get(d.name) is d:
+                scope.def_body(d.name)
+
     # -- phases ------------------------------------------------------------------
     def _phases(self, scope: Scope) -> tuple[ir.Phase, ...]:
         out = []
@@ -338,10 +363,30 @@ class _Lowering:
             src = scope.zone_expr(p.zone, env, "'from'")
             dst = scope.zone_expr(p.dest, env, "'to'")
             return ir.Param("choose", p.name, INT, zone=src, low=lo, high=hi, dest=dst, span=p.span)
+        if p.kind == "range":
+            lo = scope.check(p.low, env, INT, "the least value of a parameter")
+            hi = scope.check(p.high, env, INT, "the largest value of a parameter")
+            lo = _folded(lo)
+            hi = _folded(hi)
+            if not (isinstance(lo, ir.Const) and isinstance(hi, ir.Const)):
+                self.rep.error("E104", "the range of an int parameter must be constant (numbers or options)", p.span,
+                               "each value is an action id, numbered when the game is compiled")
+                return None
+            if lo.type == ERROR or hi.type == ERROR:
+                return None
+            if lo.value > hi.value:
+                self.rep.error("E114", f"empty range {lo.value}..{hi.value}", p.span,
+                               f"write the lower bound first: {hi.value}..{lo.value}")
+                return None
+            if hi.value - lo.value >= 1000:
+                self.rep.error("E114", f"an int parameter of {hi.value - lo.value + 1} values (at most 1,000)",
+                               p.span)
+                return None
+            return ir.Param("domain", p.name, Type("int", lo.value, hi.value), span=p.span)
         t = scope.type_of_name(p.type_name or "")
         if t is None or t.kind in ("card", "rank"):
-            self.rep.error("E104", f"an action parameter ranges over a suit, a player or an enum, "
-                                   f"not '{p.type_name}'", p.span,
+            self.rep.error("E104", f"an action parameter ranges over a suit, a player, an enum or numbers "
+                                   f"(n: 0..13), not '{p.type_name}'", p.span,
                            did_you_mean(p.type_name or "", ["suit", "player", *scope.enums]))
             return None
         return ir.Param("domain", p.name, t, span=p.span)
@@ -367,6 +412,11 @@ class _Lowering:
             cond = scope.check(r.condition, {}, BOOL, "a follow condition") if r.condition is not None else \
                 ir.Const(True, BOOL, "true")
             follow.append(ir.FollowRule(r.kind, cond, r.span))
+        card_rules = []
+        for r in t.card_rules:
+            self._builtin_clash(r.var, r.span)
+            cond = scope.check(r.condition, {r.var: CARD}, BOOL, f"a '{r.kind}' rule")
+            card_rules.append(ir.CardRule(r.kind, r.var, cond, r.span))
         if t.then is None:
             self.rep.error("E115", f"trick block of phase '{p.name}' needs 'then {{ ... }}' to say what follows",
                            t.span)
@@ -382,7 +432,7 @@ class _Lowering:
                     self.rep.error("E110", "'after trick' runs between tricks: no 'goto' or 'end deal'", s.span,
                                    "put control flow in 'then', which runs after the last trick")
         return ir.Trick(count or ir.Const(0, INT, "0"), leader, trump, tuple(follow), skip, then, t.span,
-                        after=after, more_skips=more_skips, bowers=bowers)
+                        after=after, more_skips=more_skips, bowers=bowers, card_rules=tuple(card_rules))
 
     def _bowers(self, scope: Scope, e) -> int | None:
         """``bowers RANK``: a constant rank, and a deck whose colours pair every suit with exactly one other."""
@@ -498,6 +548,10 @@ class _Lowering:
                 elif p.kind == "choose":
                     need_done = True
                 elif p.kind == "domain":
+                    if p.type.kind == "int":
+                        for v in range(p.type.low, p.type.high + 1):
+                            slots.setdefault((a.name, v), ir.ActionSlot(a.name, v, f"{a.label} {v}"))
+                        continue
                     for i, text in enumerate(self._domain_values(p.type)):
                         slots.setdefault((a.name, i), ir.ActionSlot(a.name, i, f"{a.label} {text}"))
         out = list(slots.values())
@@ -514,6 +568,12 @@ class _Lowering:
             if e.name == t.enum:
                 return list(e.values)
         return []
+
+
+def _folded(e):
+    """A constant int expression (``-1``, ``2 * target``) as the constant it is."""
+    v = fold_int(e)
+    return ir.Const(v, INT, str(v), e.span) if v is not None and not isinstance(e, ir.Const) else e
 
 
 def _uses_gain(e) -> bool:

@@ -251,7 +251,7 @@ class _Builder:
         players = None
         sides: tuple = ()
         deck = None
-        options, enums, zones, vars_, phases, tables, props, removes, misplaced = ([] for _ in range(9))
+        options, enums, zones, vars_, phases, tables, props, removes, misplaced, defs = ([] for _ in range(10))
         match = None
         extends_span = players_span = game_span = self.sp(tree) if tree.children else Span(self.path, 1, 1, 1, 2)
         for item in tree.children:
@@ -294,6 +294,8 @@ class _Builder:
                 match = self.match(item)
             elif k == "property_decl":
                 props.append(self.prop(item))
+            elif k == "def_decl":
+                defs.append(self.def_decl(item))
             elif k == "remove_decl":
                 removes.append(S.RemoveDecl(str(item.children[0]), str(item.children[1]), self.sp(item)))
             elif k in ("action_decl", "actor_decl", "trick_decl"):
@@ -303,7 +305,14 @@ class _Builder:
         return S.RuleFile(self.path, game, title, extends, players, sides, deck, tuple(options), tuple(enums),
                           tuple(zones), tuple(vars_), tuple(phases), tuple(tables), match, tuple(props),
                           tuple(removes), tuple(misplaced), self.sp(tree) if tree.children else extends_span,
-                          extends_span, players_span, game_span)
+                          extends_span, players_span, game_span, tuple(defs))
+
+    def def_decl(self, item: Tree) -> S.DefDecl:
+        ov, name, *rest = item.children
+        *params, result, body = rest
+        ps = tuple((str(p.children[0]), self.type_ref(p.children[1])) for p in params if p is not None)
+        return S.DefDecl(str(name), ps, self.type_ref(result), self.expr(body), ov is not None, self.sp(item),
+                         self.sp(name))
 
     def misplaced_span(self, item: Tree) -> Span:
         """The head of a misplaced declaration: ``action NAME``, ``actor EXPR`` or ``trick`` (one line)."""
@@ -340,13 +349,21 @@ class _Builder:
             lo = hi = None
             rsp = self.sp(node)
             if node.children and node.children[0] is not None:
-                lo, hi = (self.signed(c) for c in node.children)
+                lo, hi = (self.bound(c) for c in node.children)
                 a, b = self.sp(node.children[0]), self.sp(node.children[1])
                 rsp = Span(self.path, a.line, a.col, b.end_line, b.end_col)
             return S.TypeRef("int", lo, hi, self.sp(node), rsp)
         if node.data == "bool_type":
             return S.TypeRef("bool", span=self.sp(node))
         return S.TypeRef(str(node.children[0]), span=self.sp(node))
+
+    def bound(self, node: Tree):
+        """A bound of ``int in LO..HI``: an int, or an expression of options (resolved and folded later)."""
+        if node.data == "bound_name":
+            return S.Name(str(node.children[0]), self.sp(node))
+        if node.data == "bound_expr":
+            return self.expr(node.children[0])
+        return self.signed(node)
 
     @staticmethod
     def signed(node: Tree) -> int:
@@ -424,12 +441,16 @@ class _Builder:
         if spec.data == "choose_param":
             lo, hi, src, dst = (self.expr(c) for c in spec.children)
             return S.Param("choose", str(name), zone=src, low=lo, high=hi, dest=dst, span=sp)
+        if spec.data == "range_param":
+            lo, hi = (self.expr(c) for c in spec.children)
+            return S.Param("range", str(name), low=lo, high=hi, span=sp)
         return S.Param("domain", str(name), type_name=str(spec.children[0]), span=sp)
 
     def trick(self, item: Tree) -> S.TrickDecl:
         count = leader = trump = skip = then = after = bowers = None
         more_skips: tuple = ()
         follow = []
+        card_rules = []
         for it in item.children:
             k = it.data
             if k == "trick_count":
@@ -447,13 +468,16 @@ class _Builder:
                 then = self.block(it.children[0])
             elif k == "trick_after":
                 after = self.block(it.children[0])
+            elif k in ("trick_lead_rule", "trick_card_rule"):
+                card_rules.append(S.CardRule(k.split("_")[1], str(it.children[0]), self.expr(it.children[1]),
+                                             self.sp(it)))
             elif k == "trick_follow":
                 for r in it.children:
                     cond = r.children[0] if r.children else None
                     follow.append(S.FollowRule(r.data.split("_")[1], self.expr(cond) if cond is not None else None,
                                                self.sp(r)))
         return S.TrickDecl(count, leader, trump, tuple(follow), skip, then, self.sp(item), after=after,
-                           more_skips=more_skips, bowers=bowers)
+                           more_skips=more_skips, bowers=bowers, card_rules=tuple(card_rules))
 
     def table(self, item: Tree) -> S.TableDecl:
         ov, name, *rows = item.children
@@ -539,6 +563,18 @@ class _Builder:
             idx = lv.children[1]
             return S.Assign(str(lv.children[0]), self.expr(idx) if idx is not None else None, str(op),
                             self.expr(value), sp, self.sp(lv))
+        if k == "random_stmt":
+            lv, op, dom = c
+            idx = lv.children[1]
+            items: tuple = ()
+            lo = hi = None
+            if dom.data == "random_set":
+                items = tuple((self.expr(it.children[0]), int(it.children[1]) if it.children[1] is not None
+                               else None) for it in dom.children)
+            else:
+                lo, hi = self.expr(dom.children[0]), self.expr(dom.children[1])
+            return S.RandomAssign(str(lv.children[0]), self.expr(idx) if idx is not None else None, str(op),
+                                  items, lo, hi, sp, self.sp(lv))
         if k == "move_stmt":
             amount, src, dst = c
             cnt = None if amount.data == "amount_all" else self.expr(amount.children[0])
@@ -566,7 +602,14 @@ class _Builder:
                     orelse = self.block(r.children[0])
             return S.If(tuple(branches), orelse, sp)
         if k == "for_stmt":
-            return S.For(str(c[0]), self.block(c[1]), sp)
+            dom = c[1]
+            over = dom.data[4:]
+            lo = hi = None
+            if over == "range":
+                lo, hi = self.expr(dom.children[0]), self.expr(dom.children[1])
+            elif over == "cards":
+                lo = self.expr(dom.children[0])
+            return S.For(str(c[0]), self.block(c[2]), sp, over, lo, hi)
         if k == "goto_stmt":
             return S.Goto(str(c[0]), sp, self.sp(c[0]))
         if k == "end_deal_stmt":
@@ -617,6 +660,11 @@ class _Builder:
             return S.CardLit(self.expr(c[0]), self.expr(c[1]), sp)
         if k in ("q_any", "q_all", "q_sum", "q_count"):
             return S.Quant(k[2:], str(c[0]), self.expr(c[1]), self.expr(c[2]), sp)
+        if k == "case_expr":
+            *arms, orelse = c
+            return S.Case(self.expr(arms[0]), tuple(
+                (tuple(self.expr(x) for x in a.children[0].children), self.expr(a.children[-1])) for a in arms[1:]),
+                self.expr(orelse) if orelse is not None else None, sp)
         if k == "q_next":
             return S.NextPlayer(str(c[0]), self.expr(c[1]), self.expr(c[2]), sp)
         raise AssertionError(k)  # pragma: no cover

@@ -42,7 +42,10 @@ FUNCTIONS: dict[str, tuple[tuple[str, ...], Type, str]] = {
     "abs": (("i",), INT, "absolute value"),
     "color": (("s",), INT, "the 0-based colour group of a suit (deck colors)"),
     "seat": (("i",), PLAYER, "the player in seat n (0-based)"),
-    "ord": (("e",), INT, "the 0-based position of an enum value"),
+    "ord": (("e",), INT, "the 0-based position of an enum value, a suit (in 'suits'), or a rank's strength "
+                         "(0 for the lowest)"),
+    "holder": (("c",), PLAYER, "the player whose hand holds the card, or none"),
+    "clockwise": (("p", "i"), PLAYER, "the player n seats clockwise from p (n may be negative)"),
 }
 
 _ARG_WORDS = {"z": "zone", "c": "card", "p": "player", "s": "suit", "i": "int", "a": "per-player variable",
@@ -65,6 +68,21 @@ BUILTINS: dict[str, tuple[Type, str]] = {
     "led_suit": (SUIT, "the suit led to the current trick, or none"),
     "deal_number": (INT, "deals completed in this match"),
 }
+
+
+def fold_int(e) -> int | None:
+    """The value of an int expression made of constants (options are constants) and ``+ - * -x``; else None."""
+    if isinstance(e, ir.Const) and e.type.kind == "int" and not isinstance(e.value, bool):
+        return int(e.value)
+    if isinstance(e, ir.Neg):
+        v = fold_int(e.operand)
+        return None if v is None else -v
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-", "*"):
+        a, b = fold_int(e.left), fold_int(e.right)
+        if a is None or b is None:
+            return None
+        return a + b if e.op == "+" else a - b if e.op == "-" else a * b
+    return None
 
 
 def _compatible(want: Type, got: Type) -> bool:
@@ -94,6 +112,11 @@ class Scope:
     tables: set[str] = field(default_factory=set)
     has_sides: bool = False
     gain_allowed: bool = False  # gain(VAR) is only meaningful in a deal_bound property
+    defs: dict = field(default_factory=dict)       # name -> S.DefDecl
+    def_ir: dict = field(default_factory=dict)     # name -> (param names, param types, result type, IR body or None)
+    def_stack: list = field(default_factory=list)  # the definitions being expanded (recursion is an error)
+    fresh: int = 0
+    bad_names: set = field(default_factory=set)    # options whose declaration failed: uses are not reported again
 
     # -- helpers -------------------------------------------------------------
     def all_names(self) -> set[str]:
@@ -109,10 +132,13 @@ class Scope:
 
     def resolve_type(self, t: S.TypeRef) -> Type:
         if t.kind == "int":
-            if t.low is not None and t.high is not None and t.low > t.high:
-                self.rep.error("E114", f"empty range {t.low}..{t.high}", t.range_span,
-                               f"write the lower bound first: {t.high}..{t.low}")
-            return Type("int", t.low, t.high)
+            lo, hi = self._bound(t.low), self._bound(t.high)
+            if lo is ERROR or hi is ERROR:
+                return ERROR
+            if lo is not None and hi is not None and lo > hi:
+                self.rep.error("E114", f"empty range {lo}..{hi}", t.range_span,
+                               f"write the lower bound first: {hi}..{lo}")
+            return Type("int", lo, hi)
         if t.kind == "bool":
             return BOOL
         got = self.type_of_name(t.kind)
@@ -139,6 +165,19 @@ class Scope:
         else:
             self.rep.error("E112", f"'{name}' has one value per {got.enum or 'player'} and needs an index", span,
                            f"say whose, e.g. {name}[actor]")
+
+    def _bound(self, b):
+        """A range bound: an int as written, or an expression of options folded to one (else E104)."""
+        if b is None or isinstance(b, int):
+            return b
+        x = self.check(b, {}, INT, "a range bound")
+        v = fold_int(x)
+        if v is None:
+            if not (isinstance(x, ir.Const) and x.type == ERROR):
+                self.rep.error("E104", "a range bound must be a constant: a number, an option, or (an expression "
+                                       "of them)", b.span, "e.g. int in 0..(2 * target)")
+            return ERROR
+        return v
 
     # -- expressions -----------------------------------------------------------
     def expr(self, e: S.Expr, env: dict[str, Type], want: Type | None = None) -> tuple[ir.Expr, Type]:
@@ -227,6 +266,8 @@ class Scope:
             return ir.Call("card", (r, s), CARD, sp), CARD
         if isinstance(e, S.Quant):
             return self._quant(e, env)
+        if isinstance(e, S.Case):
+            return self._case(e, env, want)
         if isinstance(e, S.NextPlayer):
             after = self.check(e.after, env, PLAYER, "'next ... after'")
             inner = dict(env)
@@ -234,6 +275,144 @@ class Scope:
             cond = self.check(e.cond, inner, BOOL, "the condition of 'next'")
             return ir.NextPlayer(e.var, after, cond, sp), PLAYER
         raise AssertionError(type(e))  # pragma: no cover
+
+    def _case(self, e: S.Case, env: dict[str, Type], want: Type | None) -> tuple[ir.Expr, Type]:
+        """``case V { K, K: X ... else: Y }`` lowered to ``if V in {K, K} then X else ...``: no new IR."""
+        v, tv = self._expr(e.value, env, None)
+        if tv.kind in ("zone", "zones", "array"):
+            self.rep.error("E104", f"'case' chooses on a value, not {tv}", e.value.span)
+            return self._err()
+        arms = []
+        t = want if want is not None and want.kind != "error" else None
+        key_values = set()
+        for keys, value in e.arms:
+            ks = tuple(self.check(k, env, tv if tv.kind not in ("error", "any") else INT, "a 'case' key")
+                       for k in keys)
+            for k in ks:
+                if isinstance(k, ir.Const):
+                    key_values.add(k.value)
+            x, tx = self._expr(value, env, t)
+            if t is None or t.kind in ("any", "error"):
+                t = tx
+            else:
+                self.expect(x, tx, t, value.span, "a 'case' value")
+            arms.append((ks, x, e.span))
+        if t is not None and t.kind in ("zone", "zones", "array"):
+            self.rep.error("E104", "'case' chooses between values, not zones or per-player variables", e.span)
+            return self._err()
+        if e.orelse is not None:
+            rest, tr = self._expr(e.orelse, env, t)
+            if t is None or t.kind in ("any", "error"):
+                t = tr
+            else:
+                self.expect(rest, tr, t, e.orelse.span, "the 'else' of 'case'")
+        else:
+            domain = self._finite_domain(tv)
+            missing = None if domain is None else [name for val, name in domain if val not in key_values]
+            if domain is None or missing:
+                what = f"no value for {', '.join(missing[:4])}" if missing else f"a {tv} can take any value"
+                self.rep.error("E104", f"'case' without 'else': {what}", e.span,
+                               "add 'else: VALUE' as the last arm")
+                return self._err()
+            ks, rest, _ = arms.pop()   # every value is listed: the last arm needs no test
+        out = rest
+        for ks, x, sp in reversed(arms):
+            test = ir.InSet(v, ks, sp) if len(ks) > 1 else ir.BinOp("==", v, ks[0], BOOL, sp)
+            out = ir.Cond(test, x, out, t, sp)
+        return out, t
+
+    def _finite_domain(self, t: Type) -> list[tuple[int, str]] | None:
+        """The values of a finite type with their names (None for an int or a card)."""
+        if t.kind == "suit":
+            return list(enumerate(self.deck.suits))
+        if t.kind == "rank":
+            n = len(self.deck.ranks)
+            return [(n - 1 - i, r) for i, r in enumerate(self.deck.ranks)]
+        if t.kind == "bool":
+            return [(True, "true"), (False, "false")]
+        if t.kind == "enum" and t.enum in self.enums:
+            return list(enumerate(self.enums[t.enum].values))
+        if t.kind == "player":
+            return [(i, f"seat {i}") for i in range(self.players)]
+        return None
+
+    # -- named definitions ---------------------------------------------------
+    def _def_call(self, e: S.Call, env: dict[str, Type]) -> tuple[ir.Expr, Type]:
+        """A call of ``def NAME(...)``: the body with the arguments in place of the parameters."""
+        d = self.defs[e.fn]
+        args = []
+        for a in e.args:
+            args.append(a)
+        if len(e.args) != len(d.params):
+            self.rep.error("E107", f"'{e.fn}' takes {len(d.params)} argument{'s' if len(d.params) != 1 else ''}, "
+                                   f"given {len(e.args)}", e.span,
+                           f"def {e.fn}({', '.join(n for n, _ in d.params)}) is declared on line {d.span.line}")
+            for a in e.args:
+                self._expr(a, env, None)
+            return self._err()
+        got = self.def_body(e.fn, e.fn_span)
+        if got is None:
+            for a in e.args:
+                self._expr(a, env, None)
+            return self._err()
+        names, types, result, body = got
+        mapping = {}
+        for n, t, a in zip(names, types, e.args):
+            mapping[n] = self.check(a, env, t, f"argument '{n}' of '{e.fn}'")
+        return self._substitute(body, mapping), result
+
+    def def_body(self, name: str, call_span: Span | None = None):
+        """(parameter names, parameter types, result type, IR body) of a definition, resolved once; None after
+        an error (reported once, at the definition)."""
+        if name in self.def_ir:
+            return self.def_ir[name]
+        d = self.defs[name]
+        if name in self.def_stack:
+            chain = " -> ".join([*self.def_stack[self.def_stack.index(name):], name])
+            self.rep.error("E121", f"definition '{name}' calls itself ({chain})", call_span or d.name_span,
+                           "a definition is expanded where it is used, so it cannot be recursive")
+            return None
+        self.def_stack.append(name)
+        try:
+            before = len(self.rep.diagnostics)
+            names = tuple(n for n, _ in d.params)
+            types = tuple(self.resolve_type(t) for _, t in d.params)
+            result = self.resolve_type(d.result)
+            inner = dict(zip(names, types))
+            body = self.check(d.body, inner, result, f"the body of '{name}'")
+            ok = len(self.rep.diagnostics) == before
+            self.def_ir[name] = (names, types, result, body) if ok else None
+        finally:
+            self.def_stack.pop()
+        return self.def_ir[name]
+
+    def _substitute(self, e, mapping: dict):
+        """``e`` with each Local named in ``mapping`` replaced; the body's own bound variables get fresh names so
+        that no argument is captured."""
+        from dataclasses import fields as dc_fields, replace as dc_replace
+        if isinstance(e, ir.Local):
+            return mapping.get(e.name, e)
+        if isinstance(e, (ir.Quant, ir.NextPlayer)):
+            self.fresh += 1
+            new = f"{e.var}'{self.fresh}"
+            inner = dict(mapping)
+            inner[e.var] = ir.Local(new, CARD if isinstance(e, ir.Quant) and e.domain is not None else PLAYER, e.span)
+            changes = {"var": new}
+            for f in dc_fields(e):
+                v = getattr(e, f.name)
+                if isinstance(v, ir.Expr):
+                    changes[f.name] = self._substitute(v, inner if f.name in ("body", "cond") else mapping)
+            return dc_replace(e, **changes)
+        if not isinstance(e, ir.Expr):
+            return e
+        changes = {}
+        for f in dc_fields(e):
+            v = getattr(e, f.name)
+            if isinstance(v, ir.Expr):
+                changes[f.name] = self._substitute(v, mapping)
+            elif isinstance(v, tuple) and v and isinstance(v[0], ir.Expr):
+                changes[f.name] = tuple(self._substitute(x, mapping) for x in v)
+        return dc_replace(e, **changes) if changes else e
 
     def _rank_const(self, label: str, sp: Span) -> tuple[ir.Expr, Type]:
         ranks = self.deck.ranks
@@ -248,6 +427,8 @@ class Scope:
         n, sp = e.id, e.span
         if n in env:
             return ir.Local(n, env[n], sp), env[n]
+        if n in self.bad_names:
+            return self._err()
         if want is not None and want.kind == "rank" and n in self.deck.ranks:
             return self._rank_const(n, sp)
         if n in self.options:
@@ -327,10 +508,12 @@ class Scope:
     def _call(self, e: S.Call, env: dict[str, Type]) -> tuple[ir.Expr, Type]:
         if e.fn == "gain":
             return self._gain(e, env)
+        if e.fn in self.defs:
+            return self._def_call(e, env)
         if e.fn not in FUNCTIONS:
             for a in e.args:
                 self._expr(a, env, None)
-            hint = did_you_mean(e.fn, FUNCTIONS) or f"functions are {', '.join(sorted(FUNCTIONS))}"
+            hint = did_you_mean(e.fn, [*FUNCTIONS, *self.defs]) or f"functions are {', '.join(sorted(FUNCTIONS))}"
             if e.fn in self.vars or e.fn in self.zones:
                 hint = f"'{e.fn}' is not a function; index it with [ ]"
             self.rep.error("E108", f"unknown function '{e.fn}'", e.fn_span, hint)
@@ -360,8 +543,9 @@ class Scope:
                 args.append(x)
             elif k == "e":
                 x, t = self._expr(a, env, None)
-                if t.kind not in ("enum", "error"):
-                    self.rep.error("E104", f"type mismatch in '{e.fn}': expected an enum value, found {t}", a.span)
+                if t.kind not in ("enum", "suit", "rank", "error"):
+                    self.rep.error("E104", f"type mismatch in '{e.fn}': expected an enum value, a suit or a rank, "
+                                           f"found {t}", a.span)
                 args.append(x)
             else:
                 args.append(self.check(a, env, want_map[k], f"'{e.fn}'"))
@@ -487,9 +671,9 @@ class Scope:
                              for c, b in s.branches)
             return ir.If(branches, self.block(s.orelse, env), sp)
         if isinstance(s, S.For):
-            inner = dict(env)
-            inner[s.var] = PLAYER
-            return ir.For(s.var, self.block(s.body, inner), sp)
+            return self._for(s, env)
+        if isinstance(s, S.RandomAssign):
+            return self._random(s, env)
         if isinstance(s, S.Goto):
             if s.phase not in self.phases:
                 self.rep.error("E109", f"unknown phase '{s.phase}'", s.phase_span or sp,
@@ -508,7 +692,77 @@ class Scope:
             return None
         raise AssertionError(type(s))  # pragma: no cover
 
-    def _assign(self, s: S.Assign, env: dict[str, Type]) -> ir.Stmt | None:
+    def _for(self, s: S.For, env: dict[str, Type]) -> ir.Stmt | None:
+        inner = dict(env)
+        source = high = None
+        if s.over == "players":
+            inner[s.var] = PLAYER
+        elif s.over == "sides":
+            if not self.has_sides:
+                self.rep.error("E104", "'for ... in sides' needs sides: this game has none", s.span,
+                               "declare them with players N sides {0 2} {1 3}")
+            inner[s.var] = INT
+        elif s.over == "suits":
+            inner[s.var] = SUIT
+        elif s.over == "range":
+            source = self.check(s.low, env, INT, "the start of a 'for' range")
+            high = self.check(s.high, env, INT, "the end of a 'for' range")
+            inner[s.var] = INT
+        else:
+            if isinstance(s.low, S.Name) and s.low.id in ("players",):
+                inner[s.var] = PLAYER
+                return ir.For(s.var, self.block(s.body, inner), s.span)
+            source = self.zone_expr(s.low, env, "'for ... in'")
+            inner[s.var] = CARD
+        return ir.For(s.var, self.block(s.body, inner), s.span, s.over, source, high)
+
+    def _random(self, s: S.RandomAssign, env: dict[str, Type]) -> ir.Stmt | None:
+        """``VAR = random {...}`` / ``random LO..HI``: a chance event; the outcomes are listed at compile time."""
+        target = self._assign(S.Assign(s.target, s.index, "=", S.NoneLit(s.span), s.span, s.target_span),
+                              env, value_check=False)
+        if s.op != "=":
+            self.rep.error("E104", f"'{s.op} random' is not allowed: write VAR = random ...", s.span)
+            return None
+        if target is None:
+            return None
+        t, _, _ = self.vars[s.target]
+        values: list = []
+        weights: list = []
+        if s.items:
+            for x, w in s.items:
+                values.append(self.check(x, env, t, "a 'random' outcome"))
+                if w is not None and w <= 0:
+                    self.rep.error("E114", f"a 'random' outcome needs a weight of 1 or more, not {w}", x.span)
+                weights.append(1 if w is None else w)
+        else:
+            lo = self.check(s.low, env, INT, "a 'random' bound")
+            hi = self.check(s.high, env, INT, "a 'random' bound")
+            if not (isinstance(lo, ir.Const) and isinstance(hi, ir.Const)):
+                if ERROR not in (getattr(lo, "type", None), getattr(hi, "type", None)):
+                    self.rep.error("E104", "the bounds of 'random LO..HI' must be constants (numbers or options)",
+                                   s.span, "for outcomes computed in play, list them: random {a, b, c}")
+                return None
+            if lo.type == ERROR or hi.type == ERROR:
+                return None
+            if lo.value > hi.value:
+                self.rep.error("E114", f"empty range {lo.value}..{hi.value}", s.span, "write the lower bound first")
+                return None
+            if hi.value - lo.value >= 10_000:
+                self.rep.error("E114", f"'random {lo.value}..{hi.value}' has more than 10,000 outcomes", s.span)
+                return None
+            if t.kind not in ("int", "player", "error"):
+                self.rep.error("E104", f"'random LO..HI' gives an int, and '{s.target}' is {t}", s.span,
+                               "list the values instead: random {a, b}")
+                return None
+            for v in range(lo.value, hi.value + 1):
+                if t.kind == "player" and not 0 <= v < self.players:
+                    self.rep.error("E104", f"no seat {v}: seats are 0..{self.players - 1}", s.span)
+                    return None
+                values.append(ir.Const(v, t if t.kind == "player" else INT, str(v), s.span))
+                weights.append(1)
+        return ir.RandomAssign(s.target, target.index, tuple(values), tuple(weights), s.span)
+
+    def _assign(self, s: S.Assign, env: dict[str, Type], value_check: bool = True) -> ir.Stmt | None:
         n = s.target
         if n not in self.vars:
             if n in self.options:
@@ -539,5 +793,7 @@ class Scope:
             self.rep.error("E104", f"'{s.op}' needs an int variable; '{n}' is {t}", s.span)
             self._expr(s.value, env, None)
             return None
+        if not value_check:
+            return ir.Assign(n, idx, s.op, ir.Const(ir.NONE, t), s.span)
         value = self.check(s.value, env, t, f"the assignment to '{n}'")
         return ir.Assign(n, idx, s.op, value, s.span)

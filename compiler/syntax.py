@@ -131,6 +131,15 @@ class NextPlayer(Expr):
 
 # -- statements --------------------------------------------------------------
 @dataclass(frozen=True)
+class Case(Expr):
+    """``case E { K, K: V ... else: V }``: the value of the first arm one of whose keys equals E."""
+    value: Expr
+    arms: tuple[tuple[tuple[Expr, ...], Expr], ...]
+    orelse: Expr | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class Stmt:
     pass
 
@@ -190,9 +199,27 @@ class If(Stmt):
 
 @dataclass(frozen=True)
 class For(Stmt):
+    """``for VAR in DOMAIN``: ``over`` is players, sides, suits, range (``low..high``) or cards (of ``low``,
+    a zone)."""
     var: str
     body: tuple[Stmt, ...]
     span: Span = _span()
+    over: str = "players"
+    low: Expr | None = None
+    high: Expr | None = None
+
+
+@dataclass(frozen=True)
+class RandomAssign(Stmt):
+    """``VAR = random {V: W, ...}`` or ``VAR = random LO..HI``: a chance event picks the value."""
+    target: str
+    index: Expr | None
+    op: str
+    items: tuple[tuple[Expr, int | None], ...]  # (value, weight) of a set; () for a range
+    low: Expr | None
+    high: Expr | None
+    span: Span = _span()
+    target_span: Span = _span()
 
 
 @dataclass(frozen=True)
@@ -225,15 +252,15 @@ class Misplaced(Stmt):
 @dataclass(frozen=True)
 class TypeRef:
     kind: str  # "int", "bool" or a type name ("player", "suit", "card", "rank", enum name)
-    low: int | None = None
-    high: int | None = None
+    low: "int | Expr | None" = None    # an int, or an expression of options folded by the compiler
+    high: "int | Expr | None" = None
     span: Span = _span()
     range_span: Span = _span()  # the ``low..high`` part of an int type
 
 
 @dataclass(frozen=True)
 class Param:
-    kind: str  # "card", "choose", "domain"
+    kind: str  # "card", "choose", "domain", "range" (an int from low to high)
     name: str
     zone: Expr | None = None  # card: the zone chosen from; choose: the source
     low: Expr | None = None
@@ -250,6 +277,27 @@ class ActionDecl:
     param: Param | None
     guard: Expr | None
     body: tuple[Stmt, ...]
+    override: bool = False
+    span: Span = _span()
+    name_span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CardRule:
+    """``lead c when COND`` (the card led) or ``card c when COND`` (every card played)."""
+    kind: str  # "lead" or "card"
+    var: str
+    condition: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class DefDecl:
+    """``def NAME(P: T, ...): T = EXPR``: a pure named definition, expanded where it is called."""
+    name: str
+    params: tuple[tuple[str, TypeRef], ...]
+    result: TypeRef
+    body: Expr
     override: bool = False
     span: Span = _span()
     name_span: Span = _span()
@@ -274,6 +322,7 @@ class TrickDecl:
     after: tuple[Stmt, ...] | None = None  # ``after trick { ... }``: runs after every trick
     more_skips: tuple[Expr, ...] = ()  # `skip A, B`: the players after the first
     bowers: Expr | None = None  # `bowers J`: the rank of the bowers
+    card_rules: tuple[CardRule, ...] = ()  # `lead c when ...`, `card c when ...`, in order
 
 
 @dataclass(frozen=True)
@@ -417,3 +466,4 @@ class RuleFile:
     extends_span: Span = _span()
     players_span: Span = _span()
     game_span: Span = _span()  # the game's name in ``game NAME``
+    defs: tuple[DefDecl, ...] = ()

@@ -18,9 +18,9 @@ from dataclasses import replace
 from . import syntax as S
 from .diagnostics import Reporter, did_you_mean
 
-OVERRIDABLE = {"option", "phase", "table", "property"}   # a var or a zone is removed and declared again
+OVERRIDABLE = {"option", "phase", "table", "property", "def"}   # a var or a zone is removed and declared again
 _KINDS = {"option": "options", "phase": "phases", "table": "tables", "property": "properties", "var": "vars",
-          "zone": "zones"}
+          "zone": "zones", "def": "defs"}
 
 
 def merge(base: S.RuleFile, variant: S.RuleFile, rep: Reporter) -> S.RuleFile:
@@ -88,6 +88,7 @@ def merge(base: S.RuleFile, variant: S.RuleFile, rep: Reporter) -> S.RuleFile:
         extends_span=variant.extends_span,
         players_span=variant.players_span if variant.players is not None else base.players_span,
         game_span=variant.game_span if variant.game is not None else base.game_span,
+        defs=tuple(lists["def"]),
     )
 
 

@@ -193,6 +193,27 @@ class ExprCompiler:
             return lambda st, env: a0(st, env) % n
         if fn == "ord":
             return a0
+        if fn == "holder":
+            hb = L.hand_base
+
+            def holder(st, env):
+                c = a0(st, env)
+                if c >= 0:
+                    for p in range(n):
+                        if c in st.zones[hb + p]:
+                            return p
+                return -1
+            return holder
+        if fn == "clockwise":
+            a1 = args[1]
+            span = e.span
+
+            def clockwise(st, env):
+                p = a0(st, env)
+                if not 0 <= p < n:
+                    raise RuleError("clockwise() of none, not a player", span)
+                return (p + a1(st, env)) % n
+            return clockwise
         raise TypeError(f"unknown function {fn}")  # pragma: no cover
 
     def _binop(self, e: ir.BinOp) -> Fn:  # noqa: C901

@@ -91,6 +91,7 @@ class Game:
         self.trick_zone = self.zone_base.get("trick")
         self.taken_base = self.zone_base.get("taken")
         self.dealer_by_chance = g.match.first_dealer_random
+        self.random_stmts = [s for s in ir.all_stmts(g) if isinstance(s, ir.RandomAssign)]
         self._card_orders: dict[int, tuple[list[list[int]], list[list[int]]]] = {}
         self._trick_plans: dict[int, TrickPlan] = {}
 
@@ -151,7 +152,9 @@ class Game:
         return self.ir.num_distinct_actions
 
     def max_chance_outcomes(self) -> int:
-        return max(self.num_cards, self.players) if self.dealer_by_chance else self.num_cards
+        """The most outcomes a chance node can have: a card draw, the first dealer, a ``random`` statement."""
+        most = max(self.num_cards, self.players) if self.dealer_by_chance else self.num_cards
+        return max([most, *(len(s.values) for s in self.random_stmts)])
 
     # -- names -------------------------------------------------------------------------
     def card_str(self, card: int) -> str:

@@ -27,6 +27,7 @@ from .evaluate import RuleError
 TERMINAL = -4
 
 DEALER_DRAW = -2  # a pending chance event that picks the first dealer (``first dealer random``), not a card draw
+RANDOM_DRAW = -3  # a pending ``VAR = random {...}``: ``(RANDOM_DRAW, (var, index, values, weights))``
 MAX_AUTO_STEPS = 100_000
 
 
@@ -125,6 +126,18 @@ class Machine:
     def trick_winner(self, trick: ir.Trick) -> int:
         raise NotImplementedError  # pragma: no cover
 
+    def _card_rules(self, trick: ir.Trick, cands: list) -> list:
+        """Apply the trick's ``lead c when`` / ``card c when`` rules, in order, to the cards the follow rules
+        allow: each keeps the cards satisfying it if there is one (a player is never left without a card)."""
+        leading = not self.trick_cards
+        for r in trick.card_rules:
+            if r.kind == "lead" and not leading:
+                continue
+            keep = [c for c in cands if self.test(r.condition, {r.var: c})]
+            if keep:
+                cands = keep
+        return cands
+
     def add_trick(self, winner: int) -> None:
         raise NotImplementedError  # pragma: no cover
 
@@ -169,6 +182,12 @@ class Machine:
         """A pending draw takes ``card`` (a chance outcome) from its source to its destination."""
         src, dst = self.pending.pop(0)
         self.move_card(card, src, dst)
+
+    def _resolve_random(self, i: int) -> None:
+        """The pending ``VAR = random {...}`` takes its outcome ``i`` (0-based, in the statement's order)."""
+        _, (name, index, values, _weights, span) = self.pending.pop(0)
+        self._write_checked(self.game.var_decl[name], index, values[i], "=", span)
+        self.dirty = True
 
     def _start_deal(self) -> None:
         g = self.game.ir
@@ -289,7 +308,7 @@ class Machine:
                 if self.test(act.guard, {}):
                     out[g.slot_index[(act.name, None)]] = ("named", act, None)
             elif p.kind == "domain":
-                for i in range(self._domain_size(p.type)):
+                for i in ir.domain_values(self.game.ir, p.type):
                     if self.test(act.guard, {p.name: i}):
                         out[g.slot_index[(act.name, i)]] = ("named", act, i)
             elif p.kind == "card":
@@ -315,16 +334,6 @@ class Machine:
         lo = self.ev_int(p.low, {}, "the least number of cards to choose")
         hi = self.ev_int(p.high, {}, "the largest number of cards to choose", cap=size)
         return lo, min(hi, size)
-
-    def _domain_size(self, t: ir.Type) -> int:
-        if t.kind == "suit":
-            return len(self.game.deck.suits)
-        if t.kind == "player":
-            return self.game.players
-        for e in self.game.ir.enums:
-            if e.name == t.enum:
-                return len(e.values)
-        return 0
 
     # -- applying an action ---------------------------------------------------------------------------------
     def _apply(self, action, how: tuple) -> None:
@@ -407,11 +416,11 @@ class Machine:
         body, i, env, loop = frame
         if i >= len(body):
             if loop is not None and loop[1]:
-                rest = list(loop[1])
+                rest = loop[1]
                 frame[2] = dict(env)
-                frame[2][loop[0]] = rest.pop(0)
+                frame[2][loop[0]] = rest[0]
                 frame[1] = 0
-                frame[3] = (loop[0], tuple(rest)) if rest else None
+                frame[3] = (loop[0], rest[1:]) if len(rest) > 1 else None
                 return
             self.frames.pop()
             return
@@ -496,10 +505,20 @@ class Machine:
             self.frames.clear()
             self._end_deal()
         elif cls is ir.For:
-            order = list(range(g.players))
+            order = self._loop_values(s, env)
+            if not order:
+                return
             inner = dict(env)
-            inner[s.var] = order.pop(0)
-            self.frames.append([s.body, 0, inner, (s.var, tuple(order)) if order else None])
+            inner[s.var] = order[0]
+            rest = order[1:]
+            self.frames.append([s.body, 0, inner, (s.var, rest) if rest else None])
+        elif cls is ir.RandomAssign:
+            var = g.var_decl[s.var]
+            i = None
+            if s.index is not None:
+                i = self._var_index(var, s.index, env, s.span)
+            values = tuple(self.ev(v, env) for v in s.values)
+            self.pending.append((RANDOM_DRAW, (s.var, i, values, s.weights, s.span)))
         elif cls is ir.Score:
             # every row whose condition holds fires, in table order; the conditions are read before any fires
             rows = [row for row in g.tables[s.table].rows if self.test(row.guard, env)]
@@ -519,6 +538,27 @@ class Machine:
         else:  # pragma: no cover
             raise AssertionError(type(s))
 
+    def _loop_values(self, s: ir.For, env: dict):
+        """What a ``for`` visits, as a tuple or a ``range`` (sliced lazily, so a long range costs nothing up
+        front; effects that never end are caught by the auto-step limit)."""
+        g = self.game
+        over = s.over
+        if over == "players":
+            return range(g.players)
+        if over == "sides":
+            return range(len(g.ir.sides))
+        if over == "suits":
+            return range(len(g.deck.suits))
+        if over == "range":
+            lo = self.ev_int(s.source, env, "the start of a 'for' range")
+            hi = self.ev_int(s.high, env, "the end of a 'for' range")
+            return range(lo, hi + 1)
+        return tuple(self.loop_cards(self.slot(s.source, env), s))
+
+    def loop_cards(self, slot: int, s: ir.For) -> list:
+        """The cards a ``for c in ZONE`` visits: those of the zone when the loop starts, in its order."""
+        raise NotImplementedError  # pragma: no cover
+
     def _draw(self, src: int, dests: list[int]) -> None:
         if not dests:
             return
@@ -533,18 +573,27 @@ class Machine:
         value = self.ev(s.value, env)
         i = None
         if s.index is not None:
-            i = self.ev_int(s.index, env, f"the index of '{s.var}'")
-            size = self.game.players if var.per == "player" else max(1, len(self.game.ir.sides))
-            if not 0 <= i < size:
-                raise RuleError(f"index {i} out of range for '{s.var}'", s.span)
+            i = self._var_index(var, s.index, env, s.span)
+        self._write_checked(var, i, value, s.op, s.span)
+
+    def _var_index(self, var: ir.Var, index: ir.Expr, env: dict, span) -> int:
+        i = self.ev_int(index, env, f"the index of '{var.name}'")
+        size = self.game.players if var.per == "player" else max(1, len(self.game.ir.sides))
+        if not 0 <= i < size:
+            raise RuleError(f"index {i} out of range for '{var.name}'", span)
+        return i
+
+    def _write_checked(self, var: ir.Var, i: int | None, value, op: str, span) -> None:
+        """Write ``value`` (``=``) or the combination (``+=``, ``-=``) to ``var`` (index ``i``); leaving the declared
+        range is a rule error."""
         operand = value
-        if s.op != "=":
-            value = self.combine(s.op, self.read(var, i), value)
+        if op != "=":
+            value = self.combine(op, self.read(var, i), value)
         t = var.type
-        if t.kind == "int" and t.low is not None and self.out_of_range(var, value, s.op):
-            raise RuleError(f"'{s.var}' would become {self.value_text(value)}, outside its range {t.low}..{t.high}",
-                            s.span)
-        self.write(var, i, value, s.op, operand)
+        if t.kind == "int" and t.low is not None and self.out_of_range(var, value, op):
+            raise RuleError(f"'{var.name}' would become {self.value_text(value)}, outside its range "
+                            f"{t.low}..{t.high}", span)
+        self.write(var, i, value, op, operand)
 
     def value_text(self, value) -> str:
         return str(value)

@@ -23,7 +23,7 @@ from atout.compiler import ir
 
 from .evaluate import RuleError
 from .game import CHANCE, TERMINAL, Game
-from .machine import DEALER_DRAW, MAX_AUTO_STEPS, Machine
+from .machine import DEALER_DRAW, MAX_AUTO_STEPS, RANDOM_DRAW, Machine
 
 _NO_ENV: dict = {}  # the empty environment of closures evaluated outside actions (never mutated)
 
@@ -108,6 +108,10 @@ class State(Machine):
         if self.pending[0][0] == DEALER_DRAW:
             n = self.game.players
             return [(p, 1.0 / n) for p in range(n)]
+        if self.pending[0][0] == RANDOM_DRAW:
+            weights = self.pending[0][1][3]
+            total = sum(weights)
+            return [(i, w / total) for i, w in enumerate(weights)]
         src = self.zones[self.pending[0][0]]
         p = 1.0 / len(src)
         return [(c, p) for c in sorted(src)]
@@ -119,6 +123,8 @@ class State(Machine):
         if self.pending:
             if self.pending[0][0] == DEALER_DRAW:
                 return list(range(self.game.players))
+            if self.pending[0][0] == RANDOM_DRAW:
+                return list(range(len(self.pending[0][1][3])))
             return sorted(self.zones[self.pending[0][0]])
         if player is not None and player != self.actor:
             return []
@@ -156,6 +162,16 @@ class State(Machine):
                 self._resolve_dealer(action)
                 self._settle()
                 return
+            if src == RANDOM_DRAW:
+                n = len(dst[3])
+                if not (isinstance(action, int) and 0 <= action < n):
+                    raise IllegalActionError(f"chance outcome {action} is not one of the {n} outcomes 0..{n - 1} of "
+                                             f"'{dst[0]} = random' ({self._where()})")
+                self.history.append(action)
+                self.log.append((CHANCE, action, True))
+                self._resolve_random(action)
+                self._settle()
+                return
             if action not in self.zones[src]:
                 raise IllegalActionError(f"chance outcome {action} ({self._action_name(action)}) is not in "
                                          f"{self.game.zone_slots[src].label} ({self._where()})")
@@ -183,6 +199,11 @@ class State(Machine):
             raise IllegalActionError(f"{action} is not an action id of this game (0..{g.num_distinct_actions() - 1})")
         if self.pending and self.pending[0][0] == DEALER_DRAW:
             return f"seat {action} deals"
+        if self.pending and self.pending[0][0] == RANDOM_DRAW:
+            name, _, values, weights, _ = self.pending[0][1]
+            if not 0 <= action < len(weights):
+                raise IllegalActionError(f"{action} is not an outcome of '{name} = random' (0..{len(weights) - 1})")
+            return f"{name} = {g.value_str(values[action], g.var_decl[name].type)}"
         if self.pending and action < g.num_cards:
             return f"deal {g.card_str(action)}"
         if action < g.num_cards:
@@ -326,7 +347,11 @@ class State(Machine):
 
     # -- the machine's concrete domain: tricks and deals -----------------------------------------------------
     def playable(self, trick: ir.Trick) -> list[int]:
-        return self._playable_cards(trick)
+        cands = self._playable_cards(trick)
+        return self._card_rules(trick, cands) if trick.card_rules else cands
+
+    def loop_cards(self, slot: int, s: ir.For) -> list[int]:
+        return list(self.zones[slot])
 
     def trick_winner(self, trick: ir.Trick) -> int:
         return self._trick_winner(self._trump(trick))

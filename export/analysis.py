@@ -87,6 +87,12 @@ class _Bounds:
         lo, hi = base
         up = down = 0
         for s, runs, env in self._assignments.get(name, ()):
+            if isinstance(s, ir.RandomAssign):   # one of its values
+                values = [self.of(x, env) for x in s.values]
+                if any(v is None for v in values):
+                    return None
+                lo, hi = min(lo, *(v[0] for v in values)), max(hi, *(v[1] for v in values))
+                continue
             value = self.of(s.value, env)
             if value is None:
                 return None
@@ -256,7 +262,9 @@ def _counters(g: ir.Game) -> dict[str, int]:
     bad: set[str] = set()
     for _, body in _bodies(g):
         for s in _walk_stmts(body):
-            if isinstance(s, ir.Assign):
+            if isinstance(s, ir.RandomAssign):
+                bad.add(s.var)
+            elif isinstance(s, ir.Assign):
                 inc = _increment(s)
                 if inc is None:
                     bad.add(s.var)
@@ -286,7 +294,7 @@ def _flag_bounded(a: ir.Action, g: ir.Game) -> bool:
     deal_bools = {v.name for v in g.vars if v.scope == "deal" and v.type.kind == "bool" and v.per is None}
     for _, body in _bodies(g):
         for s in _walk_stmts(body):
-            if isinstance(s, ir.Assign) and s.var in flags and not (
+            if isinstance(s, ir.RandomAssign) and s.var in flags or isinstance(s, ir.Assign) and s.var in flags and not (
                     s.op == "=" and isinstance(s.value, ir.Const) and s.value.value is True):
                 flags.discard(s.var)  # reset somewhere: the flag does not limit the action
     for s in a.body:
@@ -447,14 +455,15 @@ def _assignments(g: ir.Game) -> dict[str, list[tuple[ir.Assign, int | None, dict
 
     def walk(stmts, runs, env, found_scores):
         for s in stmts:
-            if isinstance(s, ir.Assign):
+            if isinstance(s, ir.ASSIGNS):
                 out.setdefault(s.var, []).append((s, runs, env))
             elif isinstance(s, ir.If):
                 for _, b in s.branches:
                     walk(b, runs, env, found_scores)
                 walk(s.orelse, runs, env, found_scores)
             elif isinstance(s, ir.For):
-                walk(s.body, _times(runs, n), {**env, s.var: (0, n - 1)}, found_scores)
+                times, interval = _loop_bound(g, s)
+                walk(s.body, _times(runs, times), {**env, s.var: interval} if interval else env, found_scores)
             elif isinstance(s, ir.Score):
                 found_scores.append((s.table, runs))
 
@@ -495,6 +504,23 @@ def _assignments(g: ir.Game) -> dict[str, list[tuple[ir.Assign, int | None, dict
         for row in t.rows:
             walk(row.body, None, {}, [])
     return out
+
+
+def _loop_bound(g: ir.Game, s: ir.For) -> tuple[int | None, tuple[int, int] | None]:
+    """(most iterations or None, interval of the loop variable or None) of a ``for``."""
+    n = g.players
+    if s.over == "players":
+        return n, (0, n - 1)
+    if s.over == "sides":
+        return len(g.sides), (0, max(0, len(g.sides) - 1))
+    if s.over == "suits":
+        return len(g.deck.suits), (0, len(g.deck.suits) - 1)
+    if s.over == "range":
+        lo, hi = _const(s.source), _const(s.high)
+        if lo is None or hi is None:
+            return None, None
+        return max(0, hi - lo + 1), (lo, hi) if lo <= hi else None
+    return g.deck.size, None   # the cards of a zone: at most the whole deck
 
 
 def _add(a: int | None, b: int | None) -> int | None:

@@ -49,6 +49,8 @@ def _draws_by_chance(g: ir.Game) -> bool:
                 return True
             if isinstance(s, ir.Deal) and zname(s.source) in hidden:
                 return True
+            if isinstance(s, ir.RandomAssign):
+                return True
             if isinstance(s, ir.If) and (any(walk(b) for _, b in s.branches) or walk(s.orelse)):
                 return True
             if isinstance(s, ir.For) and walk(s.body):

@@ -31,6 +31,7 @@ from .names import py_str
 
 MAX_BLOCK_STEPS = 100_000
 DEALER_DRAW = -2
+RANDOM_DRAW = -3
 
 
 class ExportError(Exception):
@@ -42,7 +43,11 @@ class ExportError(Exception):
 KNOWN_FIELDS = {
     "Game": {"name", "title", "players", "sides", "deck", "options", "enums", "zones", "vars", "phases", "tables",
              "match", "properties", "action_slots", "source"},
-    "Trick": {"count", "leader", "trump", "follow", "skip", "then", "span", "more_skips", "bowers", "after"},
+    "Trick": {"count", "leader", "trump", "follow", "skip", "then", "span", "more_skips", "bowers", "after",
+              "card_rules"},
+    "CardRule": {"kind", "var", "condition", "span"},
+    "For": {"var", "body", "span", "over", "source", "high"},
+    "RandomAssign": {"var", "index", "values", "weights", "span"},
     "Phase": {"name", "kind", "actor", "actions", "body", "trick", "span"},
     "Action": {"name", "label", "param", "guard", "body", "span"},
     "Param": {"kind", "name", "type", "zone", "low", "high", "dest", "span"},
@@ -129,8 +134,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         if isinstance(e, ir.Builtin):
             return e.name in ("dealer", "eldest")
         if isinstance(e, ir.Call):
-            if e.fn in ("left", "right", "seat"):
-                return True   # left and right raise a rule error unless their argument is a seat
+            if e.fn in ("left", "right", "seat", "clockwise"):
+                return True   # left, right and clockwise raise a rule error unless their argument is a seat
             if e.fn == "partner":
                 return self.is_seat(e.args[0], env)
             return False
@@ -252,6 +257,12 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             return f"({a0} % {N})"
         if fn == "ord":
             return a0
+        if fn == "holder":
+            return f"_holder(s, {a0})"
+        if fn == "clockwise":
+            p = a0 if self.is_seat(e.args[0], env) else \
+                f"_pl({a0}, {py_str(self.where(e, braces=False) + 'clockwise() of none, not a player')})"
+            return f"(({p} + {args[1]}) % {N})"
         raise ExportError(f"{self.where(e)}the function '{fn}' cannot be exported")
 
     def zone(self, e: ir.Expr, env) -> str:
@@ -282,6 +293,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 any(self.can_suspend(x) for x in s.orelse)
         if isinstance(s, ir.For):
             return any(self.can_suspend(x) for x in s.body)
+        if isinstance(s, ir.RandomAssign):
+            return True
         if isinstance(s, ir.Score):
             return any(self.can_suspend(x) for row in self.g.table(s.table).rows for x in row.body)
         return False
@@ -414,12 +427,14 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 return self.for_blocks(s, env, at)
             p = self.fresh("p")
             inner = dict(env)
-            inner[s.var] = (p, True)
-            lines.append(f"{ind}for {p} in range({N}):")
+            inner[s.var] = (p, s.over == "players")
+            lines.append(f"{ind}for {p} in {self.loop_domain(s, env)}:")
             lines.append(f"{ind}    pass")
             if self.seq(s.body, inner, (lines, ind + "    ")) is None:
                 return None  # the first iteration always leaves
             return at
+        if isinstance(s, ir.RandomAssign):
+            return self.random_assign(s, env, at)
         if isinstance(s, ir.Score):
             rows = self.g.table(s.table).rows
             if self.can_suspend(s):
@@ -434,6 +449,57 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             return at
         raise ExportError(f"cannot export statement {type(s).__name__}")  # pragma: no cover
 
+    def loop_domain(self, s: ir.For, env) -> str:
+        """Python source of what a ``for`` visits (evaluated once, when the loop starts)."""
+        if s.over == "players":
+            return f"range({self.N})"
+        if s.over == "sides":
+            return f"range({len(self.g.sides)})"
+        if s.over == "suits":
+            return f"range({len(self.g.deck.suits)})"
+        if s.over == "range":
+            return f"range({self.x(s.source, env)}, {self.x(s.high, env)} + 1)"
+        return f"tuple(s.z[{self.zone(s.source, env)}])"
+
+    def index_code(self, s, env, lines, ind) -> str:
+        """Emit the range check of an indexed assignment's index; returns the variable holding it."""
+        v = self.vars[s.var]
+        i = self.fresh("_i")
+        n = self.N if v.per == "player" else max(1, len(self.g.sides))
+        lines.append(f"{ind}{i} = {self.x(s.index, env)}")
+        lines.append(f"{ind}if not 0 <= {i} < {n}:")
+        msg = py_str(self.where(s) + "index {} out of range for " + repr(s.var))
+        lines.append(f"{ind}    raise RuleError({msg}.format({i}))")
+        return i
+
+    def random_assign(self, s: ir.RandomAssign, env, at):
+        """``VAR = random {...}``: the values (and the index) are evaluated now, the chance node's outcome
+        picks one, and the effects resume with the assignment."""
+        lines, ind = at
+        k = self.nloc
+        self.nloc += 3
+        vals = ", ".join(self.x(v, env) for v in s.values)
+        lines.append(f"{ind}s.loc[{k + 1}] = ({vals},)")
+        if s.index is not None:
+            lines.append(f"{ind}s.loc[{k + 2}] = {self.index_code(s, env, lines, ind)}")
+        lines.append(f"{ind}s.pending = [(RANDOM_DRAW, ({k}, {self.var_index[s.var]}, {tuple(s.weights)!r}))]")
+        nxt = self.new_block()
+        lines.append(f"{ind}s.resume = {nxt}")
+        lines.append(f"{ind}return -1")
+        body = self.blocks[nxt]
+        v = self.vars[s.var]
+        attr = f"s.v{self.var_index[s.var]}"
+        target = f"{attr}[s.loc[{k + 2}]]" if s.index is not None else attr
+        body.append(f"    _v = s.loc[{k + 1}][s.loc[{k}]]")
+        t = v.type
+        if t.kind == "int" and t.low is not None:
+            body.append(f"    if not {t.low} <= _v <= {t.high}:")
+            msg = py_str(f"{self.where(s)}'{s.var}' would become {{}}, outside its range {t.low}..{t.high}")
+            body.append(f"        raise RuleError({msg}.format(_v))")
+        body.append(f"    {target} = _v")
+        body.append("    s.dirty = True")
+        return (body, "    ")
+
     def assign(self, s: ir.Assign, env, lines, ind) -> None:
         v = self.vars[s.var]
         attr = f"s.v{self.var_index[s.var]}"
@@ -441,12 +507,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         lines.append(f"{ind}{val} = {self.x(s.value, env)}")
         t = v.type
         if s.index is not None:
-            i = self.fresh("_i")
-            n = self.N if v.per == "player" else max(1, len(self.g.sides))
-            lines.append(f"{ind}{i} = {self.x(s.index, env)}")
-            lines.append(f"{ind}if not 0 <= {i} < {n}:")
-            msg = py_str(self.where(s) + "index {} out of range for " + repr(s.var))
-            lines.append(f"{ind}    raise RuleError({msg}.format({i}))")
+            i = self.index_code(s, env, lines, ind)
             target = f"{attr}[{i}]"
         else:
             target = attr
@@ -488,12 +549,15 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         lines, ind = at
         k = self.nloc
         self.nloc += 1
+        self.nloc += 1
         head, body, after = self.new_block(), self.new_block(), self.new_block()
         lines.append(f"{ind}s.loc[{k}] = 0")
+        lines.append(f"{ind}s.loc[{k + 1}] = {self.loop_domain(s, env)}")
         lines.append(f"{ind}return {head}")
-        self.blocks[head] += [f"    if s.loc[{k}] < {self.N}:", f"        return {body}", f"    return {after}"]
+        self.blocks[head] += [f"    if s.loc[{k}] < len(s.loc[{k + 1}]):", f"        return {body}",
+                              f"    return {after}"]
         inner = dict(env)
-        inner[s.var] = (f"s.loc[{k}]", True)
+        inner[s.var] = (f"s.loc[{k + 1}][s.loc[{k}]]", s.over == "players")
         end = self.seq(s.body, inner, (self.blocks[body], "    "))
         if end is not None:
             end[0].append(f"{end[1]}s.loc[{k}] += 1")
@@ -572,12 +636,10 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 apply.append(f"        s.log.append((s.actor, a, True))")
                 apply.append(f"        return {entry}")
             else:  # domain
-                size = self.E.players if p.type.kind == "player" else (
-                    len(self.g.deck.suits) if p.type.kind == "suit" else
-                    next(len(e.values) for e in self.g.enums if e.name == p.type.enum))
-                ids = tuple(slot_index[(a.name, i)] for i in range(size))
+                values = tuple(ir.domain_values(self.g, p.type))
+                ids = tuple(slot_index[(a.name, v)] for v in values)
                 seat = p.type.kind == "player"
-                legal.append(f"    for _x, _a in enumerate({ids!r}):")
+                legal.append(f"    for _x, _a in zip({values!r}, {ids!r}):")
                 legal.append(f"        if {self.x(a.guard, {p.name: ('_x', seat)})}:")
                 legal.append(f"            out.append(_a)")
                 slot = self.nloc
@@ -585,7 +647,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 entry = self.body(a.body, {p.name: (f"s.loc[{slot}]", seat)})
                 apply.append(f"    if a in {ids!r}:")
                 apply.append(f"        s.log.append((s.actor, a, True))")
-                apply.append(f"        s.loc[{slot}] = {ids!r}.index(a)")
+                apply.append(f"        s.loc[{slot}] = {values!r}[{ids!r}.index(a)]")
                 apply.append(f"        return {entry}")
 
     def choice_phase(self, k: int, ph: ir.Phase) -> None:
@@ -732,6 +794,19 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                    "    return cands[:] if cands is hand else cands"]
         else:
             pl.append("    return hand[:]")
+        if t.card_rules:
+            pl[0] = f"def _follow_{k}(s):"
+            self.funcs.append("\n".join(pl))
+            cr = [f"def _playable_{k}(s):", f"    cands = _follow_{k}(s)", "    leading = not s.tc"]
+            for r in t.card_rules:
+                cond = self.x(r.condition, {r.var: ("_c", False)})
+                ind = "    "
+                if r.kind == "lead":
+                    cr.append("    if leading:")
+                    ind = "        "
+                cr += [f"{ind}keep = [_c for _c in cands if {cond}]", f"{ind}if keep:", f"{ind}    cands = keep"]
+            cr.append("    return cands")
+            pl = cr
         self.funcs.append("\n".join(pl))
         # playing a card
         then = self.body(t.then, {})
@@ -917,6 +992,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             f"SLOT_OWNER = {tuple(-1 if s.owner is None else s.owner for s in slots)!r}",
             f"SHOWN_SLOTS = {tuple(i for i, s in enumerate(slots) if s.name != 'trick')!r}",
             f"HOME = {E.home_zone}",
+            f"HAND = {E.hand_base if E.hand_base is not None else -1}",
             f"SLOT_TEXT = {tuple(s.text for s in g.action_slots)!r}",
             f"DONE = {E.done_action if E.done_action is not None else -999}",
             f"PHASE_NAMES = {tuple(p.name for p in g.phases)!r}",
@@ -998,6 +1074,7 @@ class IllegalActionError(ValueError):
 
 MAX_BLOCK_STEPS = 100000
 DEALER_DRAW = -2
+RANDOM_DRAW = -3
 PROB = tuple(1.0 / n if n else 0.0 for n in range(NUM_CARDS + NUM_PLAYERS + 1))
 
 
@@ -1067,6 +1144,15 @@ def _next_player(p, cond, msg):
 
 def _played(s, p):
     return any(q == p for q, _ in s.tc)
+
+
+def _holder(s, c):
+    """The seat whose hand holds card ``c``, or -1 (none)."""
+    if c >= 0:
+        for p in range(NUM_PLAYERS):
+            if c in s.z[HAND + p]:
+                return p
+    return -1
 
 
 def _gather(s, d):
@@ -1216,6 +1302,10 @@ _STATE = '''class State:
         if src == DEALER_DRAW:
             p = 1.0 / NUM_PLAYERS
             return [(q, p) for q in range(NUM_PLAYERS)]
+        if src == RANDOM_DRAW:
+            weights = self.pending[-1][1][2]
+            total = sum(weights)
+            return [(i, w / total) for i, w in enumerate(weights)]
         z = self.z[src]
         p = PROB[len(z)]
         return [(c, p) for c in sorted(z)]
@@ -1234,6 +1324,8 @@ _STATE = '''class State:
             src = self.pending[-1][0]
             if src == DEALER_DRAW:
                 return list(range(NUM_PLAYERS))
+            if src == RANDOM_DRAW:
+                return list(range(len(self.pending[-1][1][2])))
             return sorted(self.z[src])
         return []
 
@@ -1264,6 +1356,18 @@ _STATE = '''class State:
                 self.dealer = action
                 self._begin()
                 return
+            if src == RANDOM_DRAW:
+                k, _var, weights = dst
+                if action not in range(len(weights)):
+                    raise IllegalActionError("chance outcome %r is not one of the %d outcomes of %s = random" % (
+                        action, len(weights), VAR_NAMES[_var]))
+                self.pending.pop()
+                self.loc[k] = action
+                self.history.append(action)
+                self.log.append((CHANCE, action, True))
+                _run(self, self.resume)
+                self._settle()
+                return
             try:
                 self.z[src].remove(action)
             except ValueError:
@@ -1289,6 +1393,12 @@ _STATE = '''class State:
         if self.cur == CHANCE:
             if self.pending[-1][0] == DEALER_DRAW:
                 return "seat %s deals" % (action,)
+            if self.pending[-1][0] == RANDOM_DRAW:
+                k, i, weights = self.pending[-1][1]
+                if not 0 <= action < len(weights):
+                    raise IllegalActionError("%d is not an outcome of %s = random (0..%d)" % (
+                        action, VAR_NAMES[i], len(weights) - 1))
+                return "%s = %s" % (VAR_NAMES[i], _value_str(i, self.loc[k + 1][action]))
             if action < NUM_CARDS:
                 return "deal " + (CARD_STR[action] if action >= 0 else "none")
         if action < NUM_CARDS:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from atout.compiler import ir
 from atout.engine.evaluate import RuleError
-from atout.engine.machine import Machine
+from atout.engine.machine import RANDOM_DRAW, Machine
 
 from .abstract_eval import AbstractEvaluator, ExprError
 from .values import (ANON, DEAD, DEAL_START, ERROR, FORGOT, IN_DEAD, MATCH_OVER, NONE, TOP_INT, UNKNOWN,
@@ -609,8 +609,14 @@ class AbstractState(Machine):
         self.move_card(c, src, dst)
 
     def resolve_chance(self) -> None:
-        """The next pending draw takes one class of card from its (hidden) source: a chance outcome."""
+        """The next pending draw takes one class of card from its (hidden) source: a chance outcome.  A pending
+        ``VAR = random {...}`` takes each of its outcomes."""
         src, dst = self.pending[0]
+        if src == RANDOM_DRAW:
+            i = self.choose(list(range(len(dst[3]))), chance=True)
+            self.events.append(("random", dst[0], i))
+            self._resolve_random(i)
+            return
         tr, anon = self.A.cards_in(self, src)
         options = tr + ([ANON] if anon is None or anon > 0 else [])
         if anon is None and len(options) > 1:
@@ -624,7 +630,35 @@ class AbstractState(Machine):
 
     # -- the machine's abstract domain: tricks and deals -------------------------------------------------------
     def playable(self, trick: ir.Trick) -> list:
-        return self.cards(self.game.hand_base + self.to_play)   # the follow rules are not modelled: any card
+        """Any card of the hand: the follow rules and the ``lead``/``card`` rules only narrow what the engine
+        allows, so they are not modelled (an over-approximation).  Their conditions are evaluated, as the
+        engine evaluates them, for the rule errors they may raise (a division by zero, a function of none)."""
+        hand = self.cards(self.game.hand_base + self.to_play)
+        if self.trick_cards:
+            for r in trick.follow:
+                self._may_fail(r.condition, {})
+        for r in trick.card_rules:
+            if r.kind == "card" or not self.trick_cards:
+                for c in hand:
+                    self._may_fail(r.condition, {r.var: c})
+        return hand
+
+    def _may_fail(self, e: ir.Expr, env: dict) -> None:
+        """A rule error where ``e``'s evaluation may raise one (an error state the explorer keeps); else nothing:
+        the value itself is not used."""
+        vals = self.A.eval(e, self, env)
+        errs = [v for v in vals if v.__class__ is ExprError]
+        if errs and (len(errs) == len(vals) or self.choose([False, True])):
+            raise RuleError(errs[0].message, errs[0].span)
+
+    def loop_cards(self, slot: int, s: ir.For) -> list:
+        """Every card of the zone, an anonymous one as often as there are anonymous cards there (the loop runs
+        once per card); a zone whose size is not kept cannot be looped over."""
+        tr, anon = self.A.cards_in(self, slot)
+        if anon is None:
+            raise Unsupported(f"a loop over the cards of {self.game.zone_slots[slot].label}, whose number of cards "
+                              f"the abstraction does not keep", s.span)
+        return tr + [ANON] * anon
 
     def trick_winner(self, trick: ir.Trick) -> int:
         w = self.choose(uniq([p for p, _ in self.trick_cards]))  # who wins is not modelled: any player who played

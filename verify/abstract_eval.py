@@ -29,6 +29,24 @@ def _errs(vals):
     return [v for v in vals if v.__class__ is ExprError]
 
 
+def _bounds(vals) -> tuple[int | None, int | None]:
+    """The least and the largest of a list of abstract ints (exact ints and intervals; None: unbounded)."""
+    los, his = [], []
+    for v in vals:
+        if isinstance(v, Interval):
+            los.append(v.lo)
+            his.append(v.hi)
+        elif is_top(v):
+            los.append(None)
+            his.append(None)
+        else:
+            los.append(int(v))
+            his.append(int(v))
+    lo = None if any(x is None for x in los) else min(los)
+    hi = None if any(x is None for x in his) else max(his)
+    return lo, hi
+
+
 class AbstractEvaluator:
     """Mixed into :class:`atout.verify.absint.Abstraction` (which provides the game facts used here)."""
 
@@ -467,6 +485,29 @@ class AbstractEvaluator:
             return uniq(out)
         if fn == "ord":
             return vals
+        if fn == "clockwise":
+            out = []
+            for k in self.eval(e.args[1], w, env):
+                if k.__class__ is ExprError:
+                    out.append(k)
+                elif isinstance(k, Interval):
+                    out.extend(self._player_fn(e, vals, lambda p: p))
+                    out = [x for x in out if x.__class__ is ExprError] + list(range(n))
+                else:
+                    out.extend(self._player_fn(e, vals, lambda p, k=k: (p + k) % n))
+            return uniq(out)
+        if fn == "holder":
+            hb = self.game.hand_base
+            out = []
+            for c in vals:
+                if c.__class__ is ExprError or c == NONE:
+                    out.append(c)
+                elif c in self.track_index and w.tracked[self.track_index[c]] >= 0:
+                    z = w.tracked[self.track_index[c]]
+                    out.append(z - hb if hb is not None and 0 <= z - hb < n else NONE)
+                else:
+                    out.extend([*range(n), NONE])
+            return uniq(out)
         raise ValueError(fn)  # pragma: no cover
 
     def _binop(self, e: ir.BinOp, w, env: dict) -> list:  # noqa: C901
@@ -577,6 +618,7 @@ class AbstractEvaluator:
                 continue
             tr, anon = self.cards_in(w, z)
             lo = hi = 0
+            s_lo, s_hi = 0, 0     # a sum's bounds (None: unbounded)
             can_true = can_false = False
             sure_true, sure_false = False, False
             for c in tr + ([ANON] if anon is None or anon > 0 else []):
@@ -597,8 +639,17 @@ class AbstractEvaluator:
                             lo += anon if r == [True] else 0
                             hi = None if hi is None else hi + (anon if True in r else 0)
                 elif e.kind == "sum":
-                    outs.append(TOP_INT)
-                    break
+                    # each tracked card once, the anonymous class once per anonymous card (any number of
+                    # times when that number is not kept)
+                    v_lo, v_hi = _bounds(r)
+                    k = 1 if c != ANON else anon
+                    if k is None:
+                        s_lo = None if v_lo is None or v_lo < 0 else s_lo
+                        s_hi = None if v_hi is None or v_hi > 0 else s_hi
+                    else:
+                        s_lo = None if s_lo is None or v_lo is None else s_lo + k * v_lo
+                        s_hi = None if s_hi is None or v_hi is None else s_hi + k * v_hi
+                    continue
                 if True in r:
                     can_true = True
                     if r == [True] and not (many and anon is None):
@@ -609,6 +660,8 @@ class AbstractEvaluator:
                         sure_false = True
             if e.kind == "count":
                 outs.append(lo if lo == hi else Interval(lo, hi))
+            elif e.kind == "sum":
+                outs.append(s_lo if s_lo is not None and s_lo == s_hi else Interval(s_lo, s_hi))
             elif e.kind == "any":
                 outs.extend([True] if sure_true else ([True, False] if can_true else [False]))
             elif e.kind == "all":

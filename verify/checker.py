@@ -276,7 +276,7 @@ class Verifier:
         ranged = {v.name for v in self.g.vars if v.scope == "match" and v.type.low is not None}
         for ph in self.g.phases:
             for s in phase_stmts(self.g, ph):
-                if isinstance(s, ir.Assign) and s.op == "=" and s.var in ranged:
+                if (isinstance(s, ir.RandomAssign) or isinstance(s, ir.Assign) and s.op == "=") and s.var in ranged:
                     return f"'{s.var}' is set with '=' ({s.span.path}:{s.span.line})"
         return None
 

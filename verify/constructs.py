@@ -28,7 +28,14 @@ STATEMENTS = [
     ("`gather Z`", "Gather", "every card in Z"),
     ("`reveal Z`", "Reveal", "the revealed zones are kept"),
     ("`if / elif / else`", "If", "the machine's; a condition the abstraction cannot decide takes both ways"),
-    ("`for p in players`", "For", "the machine's, exactly"),
+    ("`for p in players`, `for s in sides`, `for s in suits`, `for i in LO..HI`", "For, For.over, source, high",
+     "the machine's, exactly (a range's bounds are enumerated up to 64 values, else the verdicts are unknown)"),
+    ("`for c in ZONE`", "For",
+     "once per card of the zone when the loop starts: each tracked card, and the anonymous class once per "
+     "anonymous card (the zone's size must be kept, else the verdicts are unknown)"),
+    ("`VAR = random {V: W, ...}`, `VAR = random LO..HI`", "RandomAssign",
+     "a chance node: every outcome is explored (the values evaluated when the statement runs, the range checked "
+     "as for `=`)"),
     ("`goto PHASE`, `end deal`", "Goto, EndDeal", "the machine's, exactly"),
     ("`score TABLE`", "Score",
      "the machine's: every row whose condition holds fires, the conditions read before any row fires; the "
@@ -70,6 +77,8 @@ FUNCTIONS = {
     "total": "exact or an interval", "max": "exact or an interval", "min": "exact or an interval",
     "abs": "exact or an interval",
     "color": "exact", "seat": "exact", "ord": "exact",
+    "holder": "exact for a tracked card whose zone is kept; any player or none for an anonymous one",
+    "clockwise": "exact; of none: a rule error; an offset the abstraction cannot tell: any player",
     "gain": "(deal bounds) the change of a match variable in the deal, kept exactly up to one past the "
             "bound's constants",
 }
@@ -85,7 +94,7 @@ BUILTINS = {
 CONTROL = [
     ("phases: `choice`, `auto`, `trick`", "Phase.kind",
      "the machine's; a choice phase's actor must be a player (else a rule error)"),
-    ("action parameters: a card, `N: LO..HI cards from Z to Z`, a value of a type", "Param",
+    ("action parameters: a card, `N: LO..HI cards from Z to Z`, a value of a type, `n: LO..HI`", "Param",
      "the machine's; cards are classes; the bounds of a choice are enumerated up to the cards in its zone"),
     ("guards", "Action.guard", "a guard the abstraction cannot decide makes the action *not surely legal*: "
                                "it counts for the other side in `can_force`, never for the side that needs it"),
@@ -95,6 +104,9 @@ CONTROL = [
      "not modelled: any card of the hand may be played, and any player who played may win the trick (an "
      "over-approximation); the engine replays every counterexample with the real follow rules"),
     ("trick: `after trick { }`, `then { }`", "Trick.after, then", "the machine's"),
+    ("trick: `lead c when C`, `card c when C`", "Trick.card_rules, CardRule",
+     "not modelled, as the follow rules (they only narrow the cards the engine allows); their conditions are "
+     "evaluated on every card of the hand for the rule errors they may raise"),
     ("`ends when`", "Match.ends_when",
      "the machine's: checked when play comes to rest (before a chance event or a decision) after a variable "
      "changed, and at the end of every deal; with the match variables unknown, the match may end there"),

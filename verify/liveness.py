@@ -82,6 +82,9 @@ def exprs_of_stmt(s):
             yield c
         return
     if isinstance(s, ir.For):
+        for e in (s.source, s.high):    # what the loop visits (a range's bounds, a zone's cards)
+            if e is not None:
+                yield e
         return
     yield from exprs_of(s)
 
@@ -171,6 +174,8 @@ def _reads(exprs) -> tuple[set, set]:
                 rv.add(x.name)
             elif isinstance(x, ir.ZoneRef):
                 rz.add(x.name)
+            elif isinstance(x, ir.Call) and x.fn == "holder":
+                rz.add("hand")         # holder(c) looks for the card in every hand
     return rv, rz
 
 
@@ -216,9 +221,9 @@ class Liveness:
             rv, rz = _reads(phase_exprs(g, ph))
             asg = set()
             for s in phase_stmts(g, ph):
-                if isinstance(s, ir.Assign):
+                if isinstance(s, ir.ASSIGNS):
                     asg.add(s.var)
-                    if s.op != "=":
+                    if isinstance(s, ir.Assign) and s.op != "=":
                         rv.add(s.var)          # += and -= read the old value
             if ph.trick is not None:
                 rz.update({"hand", "trick"})
@@ -255,6 +260,11 @@ class Liveness:
                     out.add(_zone_name(x.args[0]))
                 elif isinstance(x, ir.Quant) and x.domain is not None and _zone_name(x.domain):
                     out.add(_zone_name(x.domain))
+                elif isinstance(x, ir.Call) and x.fn == "holder":
+                    out.add("hand")
+        for s in ir.all_stmts(self.g):
+            if isinstance(s, ir.For) and s.over == "cards" and _zone_name(s.source):
+                out.add(_zone_name(s.source))      # a loop visits the cards themselves
         return out
 
 

@@ -112,8 +112,8 @@ def _total_invariant(V: Verifier, prop: ir.Property) -> Result | None:
     ends_reads = {x.name for x in subexprs(V.g.match.ends_when) if isinstance(x, ir.VarRef)}
     for ph in V.g.phases:
         stmts = phase_stmts(V.g, ph)
-        if any(isinstance(s, ir.Assign) and s.var == name for s in stmts):
-            assigned = {s.var for s in stmts if isinstance(s, ir.Assign)}
+        if any(isinstance(s, ir.ASSIGNS) and s.var == name for s in stmts):
+            assigned = {s.var for s in stmts if isinstance(s, ir.ASSIGNS)}
             if assigned & ends_reads or any(isinstance(s, (ir.Move, ir.Deal)) for s in stmts):
                 return None
     for t in V.g.tables:
@@ -522,26 +522,18 @@ def check_reachable(V: Verifier, prop: ir.Property) -> Result:
     lacking = [(ph.name, a.name) for ph in V.g.phases for a in ph.actions if (ph.name, a.name) not in taken]
     lacking += [(ph.name, f"{a.name} {V.game.value_str(v, a.param.type)}") for ph in V.g.phases for a in ph.actions
                 if a.param is not None and a.param.kind == "domain"
-                for v in range(_domain_size(V, a.param.type)) if (ph.name, a.name, v) not in taken]
+                for v in ir.domain_values(V.g, a.param.type) if (ph.name, a.name, v) not in taken]
     lacking_ph = [ph.name for ph in V.g.phases if ph.kind != "auto" and ph.name not in {t[0] for t in taken}]
     if lacking or lacking_ph:
         return Result(prop.name, prop.kind, "unknown",
                       f"reachable in the abstraction, but seeded engine matches ({V.budget.search_steps} steps, "
                       f"then as many steered toward each action; raise --search-steps) did not witness: {', '.join(f'{a} in {p}' for p, a in lacking) or ', '.join(lacking_ph)}")
-    values = sum(_domain_size(V, a.param.type) for p in V.g.phases for a in p.actions
+    values = sum(len(ir.domain_values(V.g, a.param.type)) for p in V.g.phases for a in p.actions
                  if a.param is not None and a.param.kind == "domain")
     return Result(prop.name, prop.kind, "proved",
                   f"every phase and action was taken or legal in seeded engine runs (concrete witnesses), "
                   f"{sum(len(p.actions) for p in V.g.phases)} actions in {len(V.g.phases)} phases"
                   + (f", every one of the {values} parameter values of actions included" if values else ""))
-
-
-def _domain_size(V, t: ir.Type) -> int:
-    if t.kind == "suit":
-        return len(V.g.deck.suits)
-    if t.kind == "player":
-        return V.game.players
-    return next((len(e.values) for e in V.g.enums if e.name == t.enum), 0)
 
 
 def _witness_actions(V: Verifier) -> set:
@@ -558,7 +550,7 @@ def _actions_to_witness(V: Verifier) -> list:
     contract of a bid ladder, every suit that can be named), in the rule file's order."""
     return [(ph.name, a.name) for ph in V.g.phases for a in ph.actions] + \
         [(ph.name, a.name, v) for ph in V.g.phases for a in ph.actions
-         if a.param is not None and a.param.kind == "domain" for v in range(_domain_size(V, a.param.type))]
+         if a.param is not None and a.param.kind == "domain" for v in ir.domain_values(V.g, a.param.type)]
 
 
 def _steered_witnesses(V: Verifier, ex, A) -> set:

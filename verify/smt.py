@@ -427,6 +427,11 @@ def deal_number_bound(game, condition: ir.Expr, rlimit: int) -> int | None:
 
 
 # -- zero-sum effects -----------------------------------------------------------------------------------------
+class NotEncodable(Exception):
+    """An effect the symbolic store cannot follow exactly (a loop over the cards of a zone, a range that is not
+    constant): the caller's verdict is undecided."""
+
+
 class _SymStore:
     """Symbolic execution of effect blocks over z3: the changes they make to int variables."""
 
@@ -495,8 +500,32 @@ class _SymStore:
                     self.run(body, env, here)
                     taken = z3.Or(taken, cz)
                 self.run(s.orelse, env, z3.And(cond, z3.Not(taken)))
+            elif isinstance(s, ir.RandomAssign):
+                # a chance event: the variable takes any value (the values are not tracked here)
+                self.enc.fresh += 1
+                val = z3.Int(f"random_{self.enc.fresh}")
+                if s.index is not None:
+                    arr = self.store.get(s.var)
+                    if arr is None:
+                        continue
+                    idx = self.expr(s.index, env)
+                    for i in range(len(arr)):
+                        arr[i] = z3.If(z3.And(cond, idx == i), val, arr[i])
+                elif s.var in self.store:
+                    self.store[s.var] = z3.If(cond, val, self.store[s.var])
             elif isinstance(s, ir.For):
-                for p in range(self.game.players):
+                g = self.game.ir
+                if s.over == "players":
+                    values = range(self.game.players)
+                elif s.over == "sides":
+                    values = range(len(g.sides))
+                elif s.over == "suits":
+                    values = range(len(g.deck.suits))
+                elif s.over == "range" and isinstance(s.source, ir.Const) and isinstance(s.high, ir.Const):
+                    values = range(s.source.value, s.high.value + 1)
+                else:
+                    raise NotEncodable(f"a loop over {s.over} ({s.span.path}:{s.span.line})")
+                for p in values:
                     self.run(s.body, {**env, s.var: z3.IntVal(p)}, cond)
             elif isinstance(s, ir.Score):
                 # as the engine: every row's condition is read before any row fires
@@ -523,11 +552,14 @@ def preserves_total(game, var: str, outcomes_by_table: dict, rlimit: int) -> tup
         if ph.trick is not None:
             bodies += [ph.trick.then, ph.trick.after]
         for b in bodies:
-            if any(isinstance(s, ir.Assign) and s.var == var for s in walk(b)):
+            if any(isinstance(s, ir.ASSIGNS) and s.var == var for s in walk(b)):
                 enc = _Encoder(game)
                 sym = _SymStore(game, enc)
                 before = list(sym.store[var])
-                sym.run(tuple(s for s in b if not isinstance(s, ir.Score)), {"actor": z3.Int("actor")})
+                try:
+                    sym.run(tuple(s for s in b if not isinstance(s, ir.Score)), {"actor": z3.Int("actor")})
+                except NotEncodable as e:
+                    return None, f"the effects of phase '{ph.name}' are not encoded: {e}"
                 s = z3.Solver()
                 s.set("rlimit", rlimit)
                 s.add(z3.Sum(sym.store[var]) != z3.Sum(before))
@@ -535,7 +567,7 @@ def preserves_total(game, var: str, outcomes_by_table: dict, rlimit: int) -> tup
                     return None, f"an effect of phase '{ph.name}' may change total({var})"
                 checked += 1
     for t in g.tables:
-        rows = [r for r in t.rows if any(isinstance(s, ir.Assign) and s.var == var for s in walk(r.body))]
+        rows = [r for r in t.rows if any(isinstance(s, ir.ASSIGNS) and s.var == var for s in walk(r.body))]
         if not rows:
             continue
         outcomes = outcomes_by_table.get(t.name)
@@ -545,7 +577,10 @@ def preserves_total(game, var: str, outcomes_by_table: dict, rlimit: int) -> tup
             enc = _Encoder(game)
             sym = _SymStore(game, enc)
             before = list(sym.store[var])
-            sym.run(r.body, {})
+            try:
+                sym.run(r.body, {})
+            except NotEncodable as e:
+                return None, f"row '{r.name}' of table '{t.name}' is not encoded: {e}"
             s = z3.Solver()
             s.set("rlimit", rlimit)
             alts = []
@@ -602,7 +637,10 @@ def deal_ranking(game, then_block, prim: str, sec: str, K: int, outcomes, rlimit
                 conj.append(_in_abstract(enc.vars[name], v, n))
         alts.append(z3.And(conj))
     s.add(z3.Or(alts) if alts else z3.BoolVal(False))
-    sym.run(then_block, {})
+    try:
+        sym.run(then_block, {})
+    except NotEncodable:
+        return False, 0
     q_pre = K * z3.Sum(pre[prim]) + z3.Sum(pre[sec])
     q_post = K * z3.Sum(sym.store[prim]) + z3.Sum(sym.store[sec])
     s.push()

@@ -177,7 +177,7 @@ def _deal_effect_ranking(V: Verifier) -> str | None:
         in_then.add(id(s))
     scored_tables = [s.table for s in walk(then_blocks[0]) if isinstance(s, ir.Score)]
     everywhere = [s for ph in g.phases for s in phase_stmts(g, ph)]
-    if any(isinstance(s, ir.Assign) and s.var in names and id(s) not in in_then for s in everywhere):
+    if any(isinstance(s, ir.ASSIGNS) and s.var in names and id(s) not in in_then for s in everywhere):
         return None
     ex, A, err = V.exploration(Spec(precise=True))
     if ex is None or not scored_tables or not A.score_outcomes.get(scored_tables[0]):
