@@ -211,6 +211,24 @@ class Move(Stmt):
 
 
 @dataclass(frozen=True)
+class MoveCard(Stmt):
+    """``move CARD from Z to Z``: move that one card (a parameter, a literal, a variable); it must be in
+    ``source`` (else a rule error).  No chance is involved, whatever the zone."""
+    card: Expr
+    source: Expr
+    dest: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetDealer(Stmt):
+    """``dealer = PLAYER``: the dealer of the deal in progress becomes that player (not none: a rule error);
+    ``eldest`` follows, and ``next dealer`` starts from him at the end of the deal."""
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class Deal(Stmt):
     """Deal packets: for each packet size, each player in turn from ``starting`` receives that many cards."""
     packets: tuple[Expr, ...]

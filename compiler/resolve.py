@@ -67,6 +67,7 @@ BUILTINS: dict[str, tuple[Type, str]] = {
     "trick_number": (INT, "the current trick, 1-based"),
     "led_suit": (SUIT, "the suit led to the current trick, or none"),
     "deal_number": (INT, "deals completed in this match"),
+    "player_count": (INT, "the number of players (a constant)"),
 }
 
 
@@ -442,6 +443,8 @@ class Scope:
         if n in self.zones:
             z = self.zones[n]
             return ir.ZoneRef(n, z.per_player, sp), (ZONES if z.per_player else ZONE)
+        if n == "player_count":
+            return ir.Const(self.players, INT, str(self.players), sp), INT
         if n in BUILTINS:
             t = BUILTINS[n][0]
             return ir.Builtin(n, t, sp), t
@@ -647,7 +650,14 @@ class Scope:
         if isinstance(s, S.Assign):
             return self._assign(s, env)
         if isinstance(s, S.Move):
-            cnt = self.check(s.count, env, INT, "a card count") if s.count is not None else None
+            if s.count is not None:
+                cnt, tc = self._expr(s.count, env, None)
+                if tc.kind == "card":     # move K of spades from ..., move c from ...: that one card
+                    return ir.MoveCard(cnt, self.zone_expr(s.source, env, "'move'"),
+                                       self.zone_expr(s.dest, env, "'move'"), sp)
+                self.expect(cnt, tc, INT, s.count.span, "a card count (or a card)")
+            else:
+                cnt = None
             return ir.Move(cnt, self.zone_expr(s.source, env, "'move'"), self.zone_expr(s.dest, env, "'move'"), sp)
         if isinstance(s, S.Deal):
             packets = tuple(self.check(p, env, INT, "a packet size") for p in s.packets)
@@ -764,6 +774,12 @@ class Scope:
 
     def _assign(self, s: S.Assign, env: dict[str, Type], value_check: bool = True) -> ir.Stmt | None:
         n = s.target
+        if n == "dealer" and value_check:
+            if s.index is not None or s.op != "=":
+                self.rep.error("E111", "the dealer is set with 'dealer = PLAYER'", s.target_span,
+                               "no index, no '+=' or '-='")
+                return None
+            return ir.SetDealer(self.check(s.value, env, PLAYER, "the dealer"), s.span)
         if n not in self.vars:
             if n in self.options:
                 self.rep.error("E111", f"cannot assign to option '{n}': options are constants", s.target_span,

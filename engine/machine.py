@@ -108,6 +108,10 @@ class Machine:
     def move_all(self, src: int, dst: int) -> None:
         raise NotImplementedError  # pragma: no cover
 
+    def move_named(self, card, src: int, dst: int, s: ir.Stmt) -> None:
+        """``move CARD from Z to Z``: a card that is not in ``src`` (or none) is a rule error."""
+        raise NotImplementedError  # pragma: no cover
+
     def gather(self, dst: int) -> None:
         raise NotImplementedError  # pragma: no cover
 
@@ -477,6 +481,13 @@ class Machine:
             if have is not None:
                 raise RuleError(f"a draw of {n} cards finds only {have} in {g.zone_slots[src].label}", s.span)
             self._draw(src, [dst] * n)
+        elif cls is ir.MoveCard:
+            src = self.slot(s.source, env)
+            dst = self.slot(s.dest, env)
+            self.move_named(self.ev(s.card, env), src, dst, s)
+        elif cls is ir.SetDealer:
+            self.dealer = self._seat(s.value, "the dealer")
+            self.dirty = True
         elif cls is ir.Deal:
             src = self.slot(s.source, env)
             start = self.ev_player(s.starting, env)

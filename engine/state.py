@@ -350,6 +350,13 @@ class State(Machine):
         cands = self._playable_cards(trick)
         return self._card_rules(trick, cands) if trick.card_rules else cands
 
+    def move_named(self, card: int, src: int, dst: int, s: ir.Stmt) -> None:
+        if card < 0 or card not in self.zones[src]:
+            what = "none" if card < 0 else self.game.card_str(card)
+            raise RuleError(f"cannot move {what}: it is not in {self.game.zone_slots[src].label}", s.span)
+        self.zones[src].remove(card)
+        self.zones[dst].append(card)
+
     def loop_cards(self, slot: int, s: ir.For) -> list[int]:
         return list(self.zones[slot])
 

@@ -48,6 +48,8 @@ KNOWN_FIELDS = {
     "CardRule": {"kind", "var", "condition", "span"},
     "For": {"var", "body", "span", "over", "source", "high"},
     "RandomAssign": {"var", "index", "values", "weights", "span"},
+    "MoveCard": {"card", "source", "dest", "span"},
+    "SetDealer": {"value", "span"},
     "Phase": {"name", "kind", "actor", "actions", "body", "trick", "span"},
     "Action": {"name", "label", "param", "guard", "body", "span"},
     "Param": {"kind", "name", "type", "zone", "low", "high", "dest", "span"},
@@ -351,6 +353,16 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             lines.append(f"{ind}    return -1")
             lines.append(f"{ind}return {nxt}")
             return (self.blocks[nxt], "    ")
+        if isinstance(s, ir.MoveCard):
+            msg = py_str(self.where(s) + "cannot move {}: it is not in {}")
+            lines.append(f"{ind}_move_card(s, {self.x(s.card, env)}, {self.zone(s.source, env)}, "
+                         f"{self.zone(s.dest, env)}, {msg})")
+            return at
+        if isinstance(s, ir.SetDealer):
+            msg = py_str(self.where(s) + "the dealer is {}, not a player")
+            lines.append(f"{ind}s.dealer = _seat({self.x(s.value, env)}, {msg})")
+            lines.append(f"{ind}s.dirty = True")
+            return at
         if isinstance(s, ir.Deal):
             src = self.zone(s.source, env)
             base = self.E.zone_base[s.dest]
@@ -1144,6 +1156,15 @@ def _next_player(p, cond, msg):
 
 def _played(s, p):
     return any(q == p for q, _ in s.tc)
+
+
+def _move_card(s, c, si, di, msg):
+    """``move CARD from Z to Z``: the card must be in the source zone."""
+    z = s.z[si]
+    if c < 0 or c not in z:
+        raise RuleError(msg.format(CARD_STR[c] if c >= 0 else 'none', SLOT_LABEL[si]))
+    z.remove(c)
+    s.z[di].append(c)
 
 
 def _holder(s, c):

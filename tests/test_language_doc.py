@@ -119,7 +119,7 @@ def test_examples_play():
     games = [compile_file(str(ROOT / "docs" / "examples" / f"{name}.atout"))
              for name in ("skeleton", "skeleton_to_seven", "nap")]
     games += [compile_text(body, f"docs/language.md:{line}") for kind, _, body, line, _ in ATOUT if kind == "complete"]
-    assert len(games) == 6
+    assert len(games) == 7
     for game in games:
         stats = simulate(Game(game), 5, 1, ["random"], None)
         assert stats.as_json()["matches"] == 5, game.name

@@ -651,6 +651,23 @@ class AbstractState(Machine):
         if errs and (len(errs) == len(vals) or self.choose([False, True])):
             raise RuleError(errs[0].message, errs[0].span)
 
+    def move_named(self, card, src: int, dst: int, s: ir.Stmt) -> None:
+        """The card must be in ``src``: a tracked card where the abstraction keeps its zone, else (an anonymous
+        card, a tracked card whose zone was forgotten) it may or may not be, and both ways are explored."""
+        msg = f"cannot move a card that is not in {self.game.zone_slots[src].label}"
+        if card == NONE:
+            raise RuleError("cannot move none: not a card", s.span)
+        tr, anon = self.A.cards_in(self, src)
+        if card != ANON and card in self.A.track_index and self.tracked[self.A.track_index[card]] >= 0:
+            if self.tracked[self.A.track_index[card]] != src:
+                raise RuleError(msg, s.span)
+        elif card == ANON:
+            if anon == 0 or (anon is None and self.choose([False, True])):
+                raise RuleError(msg, s.span)
+        elif self.choose([False, True]):
+            raise RuleError(msg, s.span)
+        self.move_card(card, src, dst)
+
     def loop_cards(self, slot: int, s: ir.For) -> list:
         """Every card of the zone, an anonymous one as often as there are anonymous cards there (the loop runs
         once per card); a zone whose size is not kept cannot be looped over."""

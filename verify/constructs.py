@@ -22,6 +22,10 @@ STATEMENTS = [
      "the machine's (N >= 0, enough cards, a chance draw from a hidden zone); zone sizes exact, each card "
      "drawn a class (a tracked card or an anonymous one); a number of cards the abstraction cannot bound "
      "makes the verdicts unknown"),
+    ("`move CARD from Z to Z`", "MoveCard",
+     "the machine's (the card must be in Z, else a rule error); a tracked card exactly; an anonymous card or a "
+     "tracked card whose zone is forgotten may or may not be there, and both are explored"),
+    ("`dealer = P`", "SetDealer", "the machine's, exactly (P must be a player, else a rule error)"),
     ("`deal N, M from Z to ZONE starting P`", "Deal",
      "the machine's (P a player, packets >= 0, enough cards); each card dealt a chance class"),
     ("`shuffle Z`", "Shuffle", "no effect: every draw from a hidden zone is a uniform chance event"),
@@ -89,6 +93,7 @@ BUILTINS = {
     "led_suit": "the suit of the first card played: exact for a tracked card (any suit for a left bower), "
                 "any for an anonymous one",
     "deal_number": "any number (the match's end is checked with every value)",
+    "player_count": "exact (a constant)",
 }
 
 CONTROL = [

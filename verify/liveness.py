@@ -26,7 +26,7 @@ from atout.compiler import ir
 walk = ir.walk_stmts
 
 # (IR class, field) where a zone is only written: its old size is not read there.
-WRITE_ONLY_ZONES = {("Move", "dest"), ("Param", "dest"), ("Gather", "zone"), ("Shuffle", "zone"),
+WRITE_ONLY_ZONES = {("Move", "dest"), ("MoveCard", "dest"), ("Param", "dest"), ("Gather", "zone"), ("Shuffle", "zone"),
                     ("Reveal", "zone")}
 
 
