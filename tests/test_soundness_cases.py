@@ -48,6 +48,8 @@ CASES = [
     ("short_stock_dead_end", ("exchange_can_end",), True,
      {"builtin:no_dead_end": "refuted", "builtin:no_trap": "refuted", "builtin:no_rule_error": "refuted",
       "exchange_can_end": "refuted"}),
+    # found while adding the lead and card rules (issue 9): the follow rules' conditions were never evaluated
+    ("follow_condition_error", None, True, {"builtin:no_rule_error": "refuted", "builtin:no_trap": "refuted"}),
 ]
 
 

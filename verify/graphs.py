@@ -40,7 +40,9 @@ def coreachable(G, targets) -> set:
 
 
 def _actor(ms: dict):
-    return next(iter(ms)).actor if ms else None
+    """The player to move at a node (from its first move that is one: a rule error met while the legal moves
+    were computed is an edge without a move)."""
+    return next((m.actor for m in ms if m is not None), None)
 
 
 def must_attractor(G, targets: set, coalition, chance_helps: bool = False, maybe_dead=frozenset(),

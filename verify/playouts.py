@@ -33,10 +33,13 @@ def play_match(game, policy, on_state=None, max_steps: int = MAX_MATCH_STEPS):
         return steps, st, None
     while not st.is_terminal() and len(steps) < max_steps:
         chance = st.is_chance_node()
-        options = [a for a, _ in st.chance_outcomes()] if chance else st.legal_actions()
-        if not options:
-            return steps, st, None   # a dead end: nothing to play
-        a = policy(st, options, chance)
+        try:   # the legal moves read the rules' conditions, which may be a rule error themselves
+            options = [a for a, _ in st.chance_outcomes()] if chance else st.legal_actions()
+            if not options:
+                return steps, st, None   # a dead end: nothing to play
+            a = policy(st, options, chance)
+        except RuleError as exc:
+            return steps, st, str(exc)
         p = st.current_player()
         steps.append({"player": p if p >= 0 else -1, "action": a, "text": st.action_to_string(a)})
         try:
