@@ -422,6 +422,10 @@ class Trick:
     # highest (left bower); the left bower belongs to trumps for following suit and winning tricks.
     bowers: int | None = _added(None)
     card_rules: tuple[CardRule, ...] = _added(())  # `lead c when ...`, `card c when ...`, in order
+    # `dummy P [by Q]`: when it is P's turn to play (P a player, not none), Q chooses P's card (default P's
+    # partner): Q is the current player, `actor` stays P; P's hand is revealed once the first card is led.
+    dummy: Expr | None = _added(None)
+    dummy_by: Expr | None = _added(None)
 
 
 @dataclass(frozen=True)

@@ -147,6 +147,8 @@ class _Lowering:
                 if v in scope.enum_values:
                     self.rep.error("E102", f"duplicate enum value '{v}'", e.span)
                 scope.enum_values[v] = (e.name, i)
+                if v not in self.seen:   # a variable, option or zone of that name would hide the value
+                    self.seen[v] = (f"a value of enum '{e.name}'", e.span)
 
     def _options(self, scope: Scope) -> tuple[ir.Option, ...]:
         out = []
@@ -263,6 +265,7 @@ class _Lowering:
                 self.rep.error("E102", f"'{d.name}' is a built-in function", d.name_span, "choose another name")
                 continue
             if not self._declare(self.seen, d.name, d.name_span, "a definition"):
+                scope.bad_names.add(d.name)     # its calls are not reported again
                 continue
             params = [n for n, _ in d.params]
             for i, (n, t) in enumerate(d.params):
@@ -431,8 +434,11 @@ class _Lowering:
                 if isinstance(s, (ir.Goto, ir.EndDeal)):
                     self.rep.error("E110", "'after trick' runs between tricks: no 'goto' or 'end deal'", s.span,
                                    "put control flow in 'then', which runs after the last trick")
+        dummy = scope.check(t.dummy, {}, PLAYER, "'dummy'") if t.dummy is not None else None
+        dummy_by = scope.check(t.dummy_by, {}, PLAYER, "'dummy ... by'") if t.dummy_by is not None else None
         return ir.Trick(count or ir.Const(0, INT, "0"), leader, trump, tuple(follow), skip, then, t.span,
-                        after=after, more_skips=more_skips, bowers=bowers, card_rules=tuple(card_rules))
+                        after=after, more_skips=more_skips, bowers=bowers, card_rules=tuple(card_rules),
+                        dummy=dummy, dummy_by=dummy_by)
 
     def _bowers(self, scope: Scope, e) -> int | None:
         """``bowers RANK``: a constant rank, and a deck whose colours pair every suit with exactly one other."""

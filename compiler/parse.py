@@ -451,6 +451,7 @@ class _Builder:
         more_skips: tuple = ()
         follow = []
         card_rules = []
+        dummy = dummy_by = None
         for it in item.children:
             k = it.data
             if k == "trick_count":
@@ -468,6 +469,9 @@ class _Builder:
                 then = self.block(it.children[0])
             elif k == "trick_after":
                 after = self.block(it.children[0])
+            elif k == "trick_dummy":
+                dummy = self.expr(it.children[0])
+                dummy_by = self.expr(it.children[1]) if it.children[1] is not None else None
             elif k in ("trick_lead_rule", "trick_card_rule"):
                 card_rules.append(S.CardRule(k.split("_")[1], str(it.children[0]), self.expr(it.children[1]),
                                              self.sp(it)))
@@ -477,7 +481,8 @@ class _Builder:
                     follow.append(S.FollowRule(r.data.split("_")[1], self.expr(cond) if cond is not None else None,
                                                self.sp(r)))
         return S.TrickDecl(count, leader, trump, tuple(follow), skip, then, self.sp(item), after=after,
-                           more_skips=more_skips, bowers=bowers, card_rules=tuple(card_rules))
+                           more_skips=more_skips, bowers=bowers, card_rules=tuple(card_rules), dummy=dummy,
+                           dummy_by=dummy_by)
 
     def table(self, item: Tree) -> S.TableDecl:
         ov, name, *rows = item.children

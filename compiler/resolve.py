@@ -513,6 +513,10 @@ class Scope:
             return self._gain(e, env)
         if e.fn in self.defs:
             return self._def_call(e, env)
+        if e.fn in self.bad_names:           # a definition whose declaration was refused (reported there)
+            for a in e.args:
+                self._expr(a, env, None)
+            return self._err()
         if e.fn not in FUNCTIONS:
             for a in e.args:
                 self._expr(a, env, None)

@@ -323,6 +323,8 @@ class TrickDecl:
     more_skips: tuple[Expr, ...] = ()  # `skip A, B`: the players after the first
     bowers: Expr | None = None  # `bowers J`: the rank of the bowers
     card_rules: tuple[CardRule, ...] = ()  # `lead c when ...`, `card c when ...`, in order
+    dummy: Expr | None = None              # `dummy P [by Q]`: P's cards are chosen by Q (default his partner)
+    dummy_by: Expr | None = None
 
 
 @dataclass(frozen=True)

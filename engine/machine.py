@@ -375,12 +375,31 @@ class Machine:
             return
         raise AssertionError(kind)  # pragma: no cover
 
+    def player_to_move(self) -> int:
+        """The seat that chooses now: the actor, except on the dummy's turn in trick play (``dummy P by Q``),
+        when it is Q (default P's partner)."""
+        if self.phase is None or self.actor < 0:
+            return self.actor
+        trick = self.game.phases[self.phase].trick
+        if trick is None or trick.dummy is None or self.selecting is not None:
+            return self.actor
+        d = self.ev_player(trick.dummy, {})
+        if d != self.actor:
+            return self.actor
+        if trick.dummy_by is None:
+            return self.game.partner[d]
+        return self._seat(trick.dummy_by, "the player who plays the dummy's cards")
+
     def _play_card(self, card) -> None:
         g = self.game
         trick = g.phases[self.phase].trick
         p = self.to_play
         self.move_card(card, g.hand_base + p, g.trick_zone)
         self.trick_cards.append((p, card))
+        if trick.dummy is not None and self.trick_number == 1 and len(self.trick_cards) == 1:
+            d = self.ev_player(trick.dummy, {})   # the opening lead: the dummy's hand is shown to everyone
+            if 0 <= d < g.players:
+                self.reveal(g.hand_base + d)
         skip = self._skipped(trick)
         if len(self.trick_cards) < len(self._active_players(trick, skip)):
             self.to_play = self._next_active(p, trick, skip)

@@ -92,7 +92,7 @@ class State(Machine):
             return TERMINAL
         if self.pending:
             return CHANCE
-        return self.actor
+        return self.player_to_move()
 
     def is_chance_node(self) -> bool:
         return not self.terminal and bool(self.pending)
@@ -126,7 +126,7 @@ class State(Machine):
             if self.pending[0][0] == RANDOM_DRAW:
                 return list(range(len(self.pending[0][1][3])))
             return sorted(self.zones[self.pending[0][0]])
-        if player is not None and player != self.actor:
+        if player is not None and player != self.player_to_move():
             return []
         return sorted(self._legal())
 
@@ -186,7 +186,7 @@ class State(Machine):
             raise IllegalActionError(f"illegal action {action} ({self._action_name(action)}) for seat {self.actor} "
                                      f"in {self._where()}; legal: {names}")
         self.history.append(action)
-        self.log.append((self.actor, action, legal[action][0] in ("play", "named", "done")))
+        self.log.append((self.player_to_move(), action, legal[action][0] in ("play", "named", "done")))
         self._apply(action, legal[action])
         self._settle()
 

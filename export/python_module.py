@@ -44,7 +44,7 @@ KNOWN_FIELDS = {
     "Game": {"name", "title", "players", "sides", "deck", "options", "enums", "zones", "vars", "phases", "tables",
              "match", "properties", "action_slots", "source"},
     "Trick": {"count", "leader", "trump", "follow", "skip", "then", "span", "more_skips", "bowers", "after",
-              "card_rules"},
+              "card_rules", "dummy", "dummy_by"},
     "CardRule": {"kind", "var", "condition", "span"},
     "For": {"var", "body", "span", "over", "source", "high"},
     "RandomAssign": {"var", "index", "values", "weights", "span"},
@@ -828,6 +828,21 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 f"    s.z[{trickz}].append(card)",
                 "    tc = s.tc",
                 "    tc.append((p, card))"]
+        if t.dummy is not None:   # the opening lead shows the dummy's hand
+            play += ["    if s.trick_number == 1 and len(tc) == 1:",
+                     f"        _d = {self.x(t.dummy, {})}",
+                     f"        if 0 <= _d < {N}:",
+                     f"            s.revealed.add({hand} + _d)"]
+            by = "PARTNER[_d]" if t.dummy_by is None else \
+                f"_seat({self.x(t.dummy_by, {})}, {py_str(self.where(t.dummy_by) + 'the player who plays the dummy' + chr(39) + 's cards is {}, not a player')})"
+            self.funcs.append("\n".join([
+                f"def _chooser_{k}(s):",
+                "    if s.sel is not None:",
+                "        return s.actor",
+                f"    _d = {self.x(t.dummy, {})}",
+                "    if _d != s.actor:",
+                "        return s.actor",
+                f"    return {by}"]))
         if no_skip:
             play += [f"    if len(tc) < {N}:",
                      f"        s.actor = (p + 1) % {N}",
@@ -883,7 +898,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         legal = [f"def _legal_{k}(s):", f"    out = _playable_{k}(s)"]
         apply = [f"def _apply_{k}(s, a):",
                  "    if a < NUM_CARDS:",
-                 "        s.log.append((s.actor, a, True))",
+                 "        s.log.append((s.cur, a, True))",
                  f"        return _play_{k}(s, a)"]
         self.named_actions(ph.actions, legal, apply)
         legal.append("    return out")
@@ -1025,6 +1040,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         legal_tab = ", ".join(f"_legal_{k}" if p.kind != "auto" else "None" for k, p in enumerate(g.phases))
         apply_tab = ", ".join(f"_apply_{k}" if p.kind != "auto" else "None" for k, p in enumerate(g.phases))
         actor_tab = ", ".join(f"_actor_{k}" if p.kind == "choice" else "None" for k, p in enumerate(g.phases))
+        chooser_tab = ", ".join(f"_chooser_{k}" if p.kind == "trick" and p.trick.dummy is not None else "None"
+                                for k, p in enumerate(g.phases))
         block_src = []
         for i, b in enumerate(self.blocks):
             assert b, i
@@ -1048,6 +1065,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             f"LEGAL = ({legal_tab}{',' if nphases else ''})",
             f"APPLY = ({apply_tab}{',' if nphases else ''})",
             f"ACTOR = ({actor_tab}{',' if nphases else ''})",
+            f"CHOOSER = ({chooser_tab}{',' if nphases else ''})",
             f"NLOC = {max(self.nloc, 1)}",
             _STATE.replace("@VARSLOTS@", repr(tuple(var_slots)))
                   .replace("@COPYVARS@", "\n".join(copy_vars) or "        pass"),
@@ -1302,7 +1320,8 @@ _STATE = '''class State:
             f = ACTOR[self.phase]
             if f is not None:
                 self.actor = f(self)
-            self.cur = self.actor
+            c = CHOOSER[self.phase]
+            self.cur = self.actor if c is None else c(self)
 
     # -- OpenSpiel-shaped API -------------------------------------------------------------
     def current_player(self):

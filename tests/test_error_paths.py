@@ -248,6 +248,8 @@ CASES = {
     "move a bool": ([_stmt("move true from stock to discards")], "E104", "a card count (or a card)"),
     "holder of a player": ([_when("holder(dealer) == dealer")], "E104", "'holder'"),
     "clockwise of a card": ([_when("clockwise(A of hearts, 1) == dealer")], "E104", "'clockwise'"),
+    "variable named like an enum value": ([("", "enum mood { calm angry }\ndeal var calm: int = 0")], "E102",
+                                          "duplicate name 'calm'"),
     "end deal in a row": ([("row won: tricks(eldest) >= 2 => { points[eldest] += 1 }",
                             "row won: tricks(eldest) >= 2 => { end deal }")], "E110", "a scoring row only scores"),
 }

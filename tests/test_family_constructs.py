@@ -44,14 +44,14 @@ def test_a_deal_played_by_hand():
     assert st.chance_outcomes() == [(0, 0.75), (1, 0.25)]
     assert st.action_to_string(1) == "lucky = spades"
     st.apply_action(0)
-    assert st.chance_outcomes() == [(0, 0.5), (1, 0.5)]        # far = random {near, far}
+    assert st.chance_outcomes() == [(0, 0.5), (1, 0.5)]        # side_pick = random {near, far}
     st.apply_action(0)
     assert st.chance_outcomes() == [(0, pytest.approx(1 / 3)), (1, pytest.approx(1 / 3)), (2, pytest.approx(1 / 3))]
     assert st.action_to_string(2) == "roll = 3"                 # random 1..3: outcome i is the value 1 + i
     st.apply_action(2)
     assert st.chance_outcomes() == [(0, 1.0)]                   # random {roll}: a chance node with one outcome
     st.apply_action(0)
-    assert st.vars["roll"] == 3 and st.vars["lucky"] == 0 and st.vars["far"] == 0
+    assert st.vars["roll"] == 3 and st.vars["lucky"] == 0 and st.vars["side_pick"] == 0
     # holder(A of hearts) is seat 1, not the dealer: `dealer = left(dealer)` does not run
     assert st.dealer == 0 and st.vars["longest"] == -1         # seat 1 holds one heart and one spade
     # bid(n: 0..2) when n <= player_count: three actions, ids 8, 9, 10 for the values 0, 1, 2
@@ -63,7 +63,7 @@ def test_a_deal_played_by_hand():
     assert st.legal_actions() == [A_H, K_S]
     st.apply_action(A_H)
     assert sorted(st.zones[game.zone_base["hand"] + 1]) == [A_H, K_S] and not st.zones[game.zone_base["shown"]]
-    # the leader is clockwise(eldest, ord(near) + 2) = seat 1; `lead c when suit(c) != lucky or broken` keeps
+    # no dummy (side_pick is near); the leader is clockwise(eldest, ord(near) + 2) = seat 1; `lead c when suit(c) != lucky or broken` keeps
     # the spade, and `card c when trick_number > 1 or ord(rank(c)) < 3` keeps the K (strength 2)
     assert st.current_player() == 1 and st.legal_actions() == [K_S]
     st.apply_action(K_S)
@@ -98,6 +98,23 @@ def test_dealer_assignment_and_a_card_not_in_the_zone():
     stmt = next(s for s in ir.all_stmts(game.ir) if isinstance(s, ir.MoveCard))
     with pytest.raises(RuleError, match="cannot move A♠: it is not in hand"):
         st.clone()._exec(stmt, {"c": A_S})
+
+
+def test_the_dummy_is_played_by_its_controller():
+    """With side_pick = far, `dummy seat(1) by seat(0)`: seat 0 leads (clockwise(1, 3)), then it is seat 1's
+    turn and seat 0 chooses; seat 1's hand is shown to both once the first card is led."""
+    game = load(str(RULES))
+    st = game.new_initial_state()
+    _deal(st, (A_H, J_H, K_S, Q_S), far=1)
+    st.apply_action(8)                      # seat 1 bids 0
+    st.apply_action(A_H)                    # and shows a card
+    dummy_hand = game.zone_base["hand"] + 1
+    assert st.current_player() == 0 and dummy_hand not in st.revealed
+    assert "A♥" not in st.observation_string(0)
+    st.apply_action(st.legal_actions()[0])  # the opening lead
+    assert st.actor == 1 and st.current_player() == 0 and dummy_hand in st.revealed
+    assert "A♥" in st.observation_string(0)
+    assert st.legal_actions(player=1) == [] and set(st.legal_actions()) <= {A_H, K_S}
 
 
 def test_module_agrees_with_engine(tmp_path):

@@ -109,6 +109,9 @@ CONTROL = [
      "not modelled: any card of the hand may be played, and any player who played may win the trick (an "
      "over-approximation); the engine replays every counterexample with the real follow rules"),
     ("trick: `after trick { }`, `then { }`", "Trick.after, then", "the machine's"),
+    ("trick: `dummy P by Q`", "Trick.dummy, dummy_by",
+     "the machine's: on P's turn Q is the player to move (so Q's in `can_force`), P's hand is revealed at the "
+     "opening lead; P and Q exact"),
     ("trick: `lead c when C`, `card c when C`", "Trick.card_rules, CardRule",
      "not modelled, as the follow rules (they only narrow the cards the engine allows); their conditions are "
      "evaluated on every card of the hand for the rule errors they may raise"),

@@ -69,7 +69,7 @@ class Explored:
 
 def _move_of(key, how, st: AbstractState) -> Move:
     kind = how[0]
-    actor = st.actor
+    actor = st.player_to_move()
     if kind == "play":
         return Move("play", "", key, actor)
     if kind == "named":
