@@ -383,6 +383,9 @@ class Action:
     guard: Expr
     body: tuple[Stmt, ...]
     span: Span = _span()
+    # `public`: the cards a card or choose parameter picks are shown to every player (a card laid on the
+    # table through a choice); otherwise only the chooser knows them
+    public: bool = _added(False)
 
 
 @dataclass(frozen=True)
@@ -426,6 +429,10 @@ class Trick:
     # partner): Q is the current player, `actor` stays P; P's hand is revealed once the first card is led.
     dummy: Expr | None = _added(None)
     dummy_by: Expr | None = _added(None)
+    # `trump order C1, C2, ...`: card ids, highest first, that are trumps above every card of the trump suit
+    # (they follow as trumps, whatever their printed suit); with no trump suit they are the only trumps
+    # (Skat's jacks, the Grand; Doppelkopf's queens and jacks over diamonds).
+    trump_order: tuple[int, ...] = _added(())
 
 
 @dataclass(frozen=True)

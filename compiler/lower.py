@@ -349,7 +349,14 @@ class _Lowering:
             body = scope.block(a.body, env)
             if not trick_phase:
                 self._must_exit(body, a.name_span, f"action '{a.name}'")
-            out.append(ir.Action(a.name, a.label or a.name.replace("_", " "), param, guard, body, a.span))
+            if a.visibility is not None and not a.public:
+                self.rep.error("E104", f"an action is 'public' or nothing, not '{a.visibility}'", a.visibility_span,
+                               "write 'public' to show the cards it chooses to every player")
+            elif a.public and (param is None or param.kind not in ("card", "choose")):
+                self.rep.error("E104", f"'public' applies to an action that chooses cards; '{a.name}' is seen by "
+                                       "all already", a.visibility_span, "remove 'public'")
+            out.append(ir.Action(a.name, a.label or a.name.replace("_", " "), param, guard, body, a.span,
+                                 public=a.public))
         return tuple(out)
 
     def _param(self, scope: Scope, p: S.Param, env) -> ir.Param | None:
@@ -434,11 +441,24 @@ class _Lowering:
                 if isinstance(s, (ir.Goto, ir.EndDeal)):
                     self.rep.error("E110", "'after trick' runs between tricks: no 'goto' or 'end deal'", s.span,
                                    "put control flow in 'then', which runs after the last trick")
+        order = []
+        for e in t.trump_order:
+            c = scope.check(e, {}, CARD, "'trump order'")
+            if isinstance(c, ir.Const) and c.type == CARD and c.value >= 0:
+                if c.value in order:
+                    self.rep.error("E102", f"'{c.text}' is twice in the trump order", e.span)
+                order.append(c.value)
+            elif not (isinstance(c, ir.Const) and c.type == ERROR):
+                self.rep.error("E104", "a trump order lists cards of the deck: RANK of SUIT", e.span,
+                               "e.g. trump order J of clubs, J of spades, J of hearts, J of diamonds")
+        if order and t.bowers is not None:
+            self.rep.error("E115", "a trick block has 'bowers' or a 'trump order', not both", t.span,
+                           "bowers J is the order J of trumps, J of the same colour")
         dummy = scope.check(t.dummy, {}, PLAYER, "'dummy'") if t.dummy is not None else None
         dummy_by = scope.check(t.dummy_by, {}, PLAYER, "'dummy ... by'") if t.dummy_by is not None else None
         return ir.Trick(count or ir.Const(0, INT, "0"), leader, trump, tuple(follow), skip, then, t.span,
                         after=after, more_skips=more_skips, bowers=bowers, card_rules=tuple(card_rules),
-                        dummy=dummy, dummy_by=dummy_by)
+                        dummy=dummy, dummy_by=dummy_by, trump_order=tuple(order))
 
     def _bowers(self, scope: Scope, e) -> int | None:
         """``bowers RANK``: a constant rank, and a deck whose colours pair every suit with exactly one other."""

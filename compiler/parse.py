@@ -426,12 +426,14 @@ class _Builder:
                            self.sp(name), tuple(extra_actors), tuple(extra_tricks), tuple(extra_dos))
 
     def action(self, item: Tree) -> S.ActionDecl:
-        ov, name, param, label, guard, body = item.children
+        ov, name, param, label, vis, guard, body = item.children
         return S.ActionDecl(
             str(name), _unquote(label, self.path) if label is not None else None,
             self.param(param) if param is not None else None,
             self.expr(guard.children[0]) if guard is not None else None,
-            self.block(body), ov is not None, self.sp(item), self.sp(name))
+            self.block(body), ov is not None, self.sp(item), self.sp(name),
+            public=vis is not None and str(vis) == "public", visibility=str(vis) if vis is not None else None,
+            visibility_span=self.sp(vis) if vis is not None else self.sp(name))
 
     def param(self, node: Tree) -> S.Param:
         name, spec = node.children
@@ -452,6 +454,7 @@ class _Builder:
         follow = []
         card_rules = []
         dummy = dummy_by = None
+        trump_order: tuple = ()
         for it in item.children:
             k = it.data
             if k == "trick_count":
@@ -469,6 +472,8 @@ class _Builder:
                 then = self.block(it.children[0])
             elif k == "trick_after":
                 after = self.block(it.children[0])
+            elif k == "trick_trump_order":
+                trump_order = tuple(self.expr(c) for c in it.children)
             elif k == "trick_dummy":
                 dummy = self.expr(it.children[0])
                 dummy_by = self.expr(it.children[1]) if it.children[1] is not None else None
@@ -482,7 +487,7 @@ class _Builder:
                                                self.sp(r)))
         return S.TrickDecl(count, leader, trump, tuple(follow), skip, then, self.sp(item), after=after,
                            more_skips=more_skips, bowers=bowers, card_rules=tuple(card_rules), dummy=dummy,
-                           dummy_by=dummy_by)
+                           dummy_by=dummy_by, trump_order=trump_order)
 
     def table(self, item: Tree) -> S.TableDecl:
         ov, name, *rows = item.children

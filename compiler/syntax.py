@@ -280,6 +280,9 @@ class ActionDecl:
     override: bool = False
     span: Span = _span()
     name_span: Span = _span()
+    public: bool = False        # `action NAME(c: card in Z) "label" public`: the card chosen is shown to all
+    visibility: str | None = None
+    visibility_span: Span = _span()
 
 
 @dataclass(frozen=True)
@@ -323,6 +326,7 @@ class TrickDecl:
     more_skips: tuple[Expr, ...] = ()  # `skip A, B`: the players after the first
     bowers: Expr | None = None  # `bowers J`: the rank of the bowers
     card_rules: tuple[CardRule, ...] = ()  # `lead c when ...`, `card c when ...`, in order
+    trump_order: tuple[Expr, ...] = ()     # `trump order C, C, ...`: cards above every other trump, highest first
     dummy: Expr | None = None              # `dummy P [by Q]`: P's cards are chosen by Q (default his partner)
     dummy_by: Expr | None = None
 

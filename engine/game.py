@@ -102,7 +102,15 @@ class Game:
         if plan is None:
             ev = self.compile
             suits_by, strength_by = self.card_order(trick)
-            plan = TrickPlan(ev(trick.count), ev(trick.leader), ev(trick.trump),
+            trump = ev(trick.trump)
+            if trick.trump_order:   # with no trump suit, the trump order is the trump suit (number ns)
+                ns = len(self.deck.suits)
+                plain = trump
+
+                def trump(st, env, plain=plain, ns=ns):
+                    t = plain(st, env)
+                    return t if t >= 0 else ns
+            plan = TrickPlan(ev(trick.count), ev(trick.leader), trump,
                              tuple(ev(e) for e in (trick.skip, *trick.more_skips)),
                              tuple((r.kind, ev(r.condition)) for r in trick.follow), suits_by, strength_by)
             self._trick_plans[key] = plan
@@ -135,6 +143,19 @@ class Game:
                 su[left] = t
             suits_by.append(su)
             strength_by.append(st)
+        if trick.trump_order:
+            # the cards of a trump order rank above every trump, highest first, and follow as trumps; with no
+            # trump suit they form a trump suit of their own, number ns (entry ns + 1; see effective_trump)
+            k = len(trick.trump_order)
+            for t in range(0, ns + 1):
+                su, st = suits_by[t + 1] if t < ns else list(self.suit_of), strength_by[t + 1] if t < ns else \
+                    list(self.strength_of)
+                for i, c in enumerate(trick.trump_order):
+                    su[c] = t
+                    st[c] = self.nranks + k - i
+                if t == ns:
+                    suits_by.append(su)
+                    strength_by.append(st)
         got = (suits_by, strength_by)
         self._card_orders[key] = got
         return got

@@ -186,7 +186,9 @@ class State(Machine):
             raise IllegalActionError(f"illegal action {action} ({self._action_name(action)}) for seat {self.actor} "
                                      f"in {self._where()}; legal: {names}")
         self.history.append(action)
-        self.log.append((self.player_to_move(), action, legal[action][0] in ("play", "named", "done")))
+        how = legal[action]
+        self.log.append((self.player_to_move(), action, how[0] in ("play", "named", "done") or
+                         (how[0] in ("card", "choose") and how[1].public)))
         self._apply(action, legal[action])
         self._settle()
 
@@ -442,7 +444,8 @@ class State(Machine):
         """The suit led to the current trick (a left bower leads trumps), or -1."""
         if not self.trick_cards:
             return -1
-        return self._order(self._trump(self.game.phases[self.phase].trick))[0][self.trick_cards[0][1]]
+        s = self._order(self._trump(self.game.phases[self.phase].trick))[0][self.trick_cards[0][1]]
+        return s if s < len(self.game.deck.suits) else -1     # a trump order without a trump suit: none
 
     def _beats(self, a: int, b: int, trump: int) -> bool:
         """Whether card ``a`` beats card ``b`` (the current winner) under ``trump``."""

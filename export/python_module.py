@@ -44,14 +44,14 @@ KNOWN_FIELDS = {
     "Game": {"name", "title", "players", "sides", "deck", "options", "enums", "zones", "vars", "phases", "tables",
              "match", "properties", "action_slots", "source"},
     "Trick": {"count", "leader", "trump", "follow", "skip", "then", "span", "more_skips", "bowers", "after",
-              "card_rules", "dummy", "dummy_by"},
+              "card_rules", "dummy", "dummy_by", "trump_order"},
     "CardRule": {"kind", "var", "condition", "span"},
     "For": {"var", "body", "span", "over", "source", "high"},
     "RandomAssign": {"var", "index", "values", "weights", "span"},
     "MoveCard": {"card", "source", "dest", "span"},
     "SetDealer": {"value", "span"},
     "Phase": {"name", "kind", "actor", "actions", "body", "trick", "span"},
-    "Action": {"name", "label", "param", "guard", "body", "span"},
+    "Action": {"name", "label", "param", "guard", "body", "span", "public"},
     "Param": {"kind", "name", "type", "zone", "low", "high", "dest", "span"},
     "Match": {"first_dealer", "next_dealer", "start", "ends_when", "returns_var", "returns", "span",
               "first_dealer_random"},
@@ -681,7 +681,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                       f"            out.append({done})",
                       "        return out"]
             apply += ["    if a < NUM_CARDS:",
-                      "        s.log.append((s.actor, a, False))",
+                      f"        s.log.append((s.actor, a, {card_act.public}))",
                       "        if s.sel is None:",
                       f"            s.sel = (0, {self.x(p.low, {})}, min({self.x(p.high, {})}, len(s.z[{src}])))",
                       "        _k, _lo, _hi = s.sel",
@@ -721,7 +721,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 self.nloc += 1
                 entry = self.body(a.body, {p.name: (f"s.loc[{slot}]", False)})
                 apply += ["    if a < NUM_CARDS:",
-                          "        s.log.append((s.actor, a, False))",
+                          f"        s.log.append((s.actor, a, {a.public}))",
                           f"        s.loc[{slot}] = a",
                           f"        return {entry}"]
             else:
@@ -740,13 +740,15 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         trump = self.x(t.trump, {})
         skips = (t.skip, *t.more_skips)
         no_skip = all(isinstance(e, ir.Const) and e.value == ir.NONE for e in skips)
-        if t.bowers is not None:
+        if t.bowers is not None or t.trump_order:
             suits_by, strength_by = E.card_order(t)
             self.funcs.append(f"SUITS_BY_{k} = {tuple(tuple(x) for x in suits_by)!r}\n"
                               f"STRENGTH_BY_{k} = {tuple(tuple(x) for x in strength_by)!r}")
             so, st = f"SUITS_BY_{k}[_t + 1]", f"STRENGTH_BY_{k}[_t + 1]"
         else:
             so, st = "SUIT_OF", "STRENGTH_OF"
+        if t.trump_order:   # no trump suit: the trump order is a trump suit of its own, number NSUITS
+            trump = f"_eff({trump})"
         self.funcs.append(f"def _order_{k}(s):\n    _t = {trump}\n    return _t, {so}, {st}")
         # who sits out
         if no_skip:
@@ -909,8 +911,9 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
     def led_suit(self) -> str:
         lines = ["def _led_suit(s):", "    if not s.tc:", "        return -1"]
         for k, ph in enumerate(self.g.phases):
-            if ph.kind == "trick" and ph.trick.bowers is not None:
-                lines += [f"    if s.phase == {k}:", f"        return _order_{k}(s)[1][s.tc[0][1]]"]
+            if ph.kind == "trick" and (ph.trick.bowers is not None or ph.trick.trump_order):
+                lines += [f"    if s.phase == {k}:", f"        _s = _order_{k}(s)[1][s.tc[0][1]]",
+                          f"        return _s if _s < {len(self.g.deck.suits)} else -1"]
         lines.append("    return SUIT_OF[s.tc[0][1]]")
         return "\n".join(lines)
 
@@ -1183,6 +1186,11 @@ def _move_card(s, c, si, di, msg):
         raise RuleError(msg.format(CARD_STR[c] if c >= 0 else 'none', SLOT_LABEL[si]))
     z.remove(c)
     s.z[di].append(c)
+
+
+def _eff(t):
+    """The trump suit of a trick with a trump order: the trump order's own suit when there is no trump suit."""
+    return t if t >= 0 else len(SUITS)
 
 
 def _holder(s, c):

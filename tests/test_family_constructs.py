@@ -59,9 +59,10 @@ def test_a_deal_played_by_hand():
     assert [st.action_to_string(a) for a in (8, 10)] == ["bid 0", "bid 2"]
     st.apply_action(10)
     assert st.vars["wager"] == 2
-    # show: the card goes to the public zone and back (move CARD)
+    # show: the card goes to the public zone and back (move CARD); the action is public: seat 0 sees the card
     assert st.legal_actions() == [A_H, K_S]
     st.apply_action(A_H)
+    assert st.information_state_string(0).endswith(f"1:{A_H}") and st.log[-1] == (1, A_H, True)
     assert sorted(st.zones[game.zone_base["hand"] + 1]) == [A_H, K_S] and not st.zones[game.zone_base["shown"]]
     # no dummy (side_pick is near); the leader is clockwise(eldest, ord(near) + 2) = seat 1; `lead c when suit(c) != lucky or broken` keeps
     # the spade, and `card c when trick_number > 1 or ord(rank(c)) < 3` keeps the K (strength 2)

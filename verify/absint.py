@@ -102,6 +102,7 @@ class Abstraction(AbstractEvaluator):
         self.slots = game.zone_slots
         self.bower_rank = next((ph.trick.bowers for ph in self.g.phases
                                 if ph.trick is not None and ph.trick.bowers is not None), None)
+        self.order_cards = frozenset(c for ph in self.g.phases if ph.trick is not None for c in ph.trick.trump_order)
         from .liveness import Liveness, card_literals
         self.live = Liveness(self.g, props)
         self.literals = card_literals(self.g)
@@ -131,7 +132,7 @@ class Abstraction(AbstractEvaluator):
         to runs."""
         from .liveness import rule_expressions, subexprs
         g = self.g
-        if g.deck.colors or self.bower_rank is not None:
+        if g.deck.colors or self.bower_rank is not None or self.order_cards:
             return False
         for e in rule_expressions(g, first_dealer=True):
             for x in subexprs(e):

@@ -314,6 +314,8 @@ class AbstractEvaluator:
             c = w.trick_cards[0][1]
             if c >= 0 and self.bower_rank is not None and self.game.strength_of[c] == self.bower_rank:
                 return list(range(len(self.g.deck.suits)))   # a left bower leads trumps
+            if self.order_cards and (c == ANON or c in self.order_cards):
+                return list(range(len(self.g.deck.suits))) + [NONE]   # a trump order's card leads trumps
             return self._suits_of(c, w)
         if name == "deal_number":
             return [Interval(0, None)]

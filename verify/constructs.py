@@ -90,8 +90,8 @@ FUNCTIONS = {
 BUILTINS = {
     "dealer": "exact", "eldest": "exact", "actor": "exact", "leader": "exact", "winner": "exact",
     "trick_number": "exact",
-    "led_suit": "the suit of the first card played: exact for a tracked card (any suit for a left bower), "
-                "any for an anonymous one",
+    "led_suit": "the suit of the first card played: exact for a tracked card (any suit for a left bower, any "
+                "suit or none for a card of a trump order), any for an anonymous one",
     "deal_number": "any number (the match's end is checked with every value)",
     "player_count": "exact (a constant)",
 }
@@ -101,11 +101,13 @@ CONTROL = [
      "the machine's; a choice phase's actor must be a player (else a rule error)"),
     ("action parameters: a card, `N: LO..HI cards from Z to Z`, a value of a type, `n: LO..HI`", "Param",
      "the machine's; cards are classes; the bounds of a choice are enumerated up to the cards in its zone"),
+    ("`action ... public`", "Action.public", "not needed by any verdict (who sees a chosen card)"),
     ("guards", "Action.guard", "a guard the abstraction cannot decide makes the action *not surely legal*: "
                                "it counts for the other side in `can_force`, never for the side that needs it"),
     ("trick: `count`, `leader`, `skip A, B`", "Trick.count, leader, skip, more_skips",
      "the machine's (a leader that is not a player is a rule error; skipped players sit out)"),
-    ("trick: `trump`, `bowers`, `follow suit, head, trump`", "Trick.trump, bowers, follow",
+    ("trick: `trump`, `bowers`, `trump order C, C`, `follow suit, head, trump`",
+     "Trick.trump, bowers, trump_order, follow",
      "not modelled: any card of the hand may be played, and any player who played may win the trick (an "
      "over-approximation); the engine replays every counterexample with the real follow rules"),
     ("trick: `after trick { }`, `then { }`", "Trick.after, then", "the machine's"),
