@@ -70,7 +70,7 @@ def _action_map(game: Game) -> dict[int, int]:
 
 
 def _policy(rng: random.Random, legal: list[int]) -> int:
-    """Redoubles when it may 30% of the time, doubles 4%, else passes 60% of the time or bids one or two steps
+    """Redoubles when it may 30% of the time, doubles 12%, else passes 60% of the time or bids one or two steps
     up (now and then a jump); plays a random card."""
     calls = [a for a in legal if a >= PASS]
     if not calls:
@@ -78,7 +78,7 @@ def _policy(rng: random.Random, legal: list[int]) -> int:
     r = rng.random()
     if RDBL in calls and r < 0.3:
         return RDBL
-    if DBL in calls and r < 0.04:
+    if DBL in calls and r < 0.12:
         return DBL
     bids = sorted(a for a in calls if a >= BID)
     if r < 0.6 or not bids:
@@ -116,9 +116,12 @@ def play_both(game: Game, os_game, to_os: dict[int, int], seed: int) -> tuple[li
         steps += 1
     assert ours.returns() == theirs.returns(), f"seed {seed}: atout {ours.returns()} openspiel {theirs.returns()}"
     v = ours.vars
-    kind = "passed out" if v["level"] == 0 else \
-        f"{'slam ' if v['level'] >= 6 else ''}{['', 'doubled ', '', '', 'redoubled '][v['doubling']]}" \
-        f"{'made' if ours.returns()[v['declarer']] > 0 else 'down'}"
+    if v["level"] == 0:
+        kind = "passed out"
+    else:
+        doubled = {1: "", 2: "doubled ", 4: "redoubled "}[v["doubling"]]
+        made = "made" if ours.returns()[v["declarer"]] > 0 else "down"
+        kind = ("slam " if v["level"] >= 6 else "") + doubled + made
     return ours.returns(), steps, kind
 
 
@@ -134,8 +137,10 @@ def test_bridge_agrees_with_openspiel(tmp_path, params):
     for seed in range(GAMES):
         _, _, kind = play_both(game, os_game, to_os, seed)
         kinds[kind] += 1
-    # the policy reaches every kind of result (the rare paths exercised)
-    assert {"passed out", "made", "down", "doubled made", "doubled down", "redoubled down"} <= set(kinds), kinds
+    # the policy reaches every kind of result (the rare paths exercised) in the default 200 deals per setting
+    if GAMES >= 200:
+        assert {"passed out", "made", "down", "doubled made", "doubled down",
+                "redoubled down"} <= set(kinds), kinds
 
 
 def test_action_mapping_is_by_identity(tmp_path):
