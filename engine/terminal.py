@@ -262,7 +262,7 @@ def play_terminal(game: Game, seat: int, bot: str, seed: int | None, input_fn=in
     _score_line(state, say, seat)
     r = state.returns()
     say("returns: " + ", ".join(f"seat {p}: {x:g}" for p, x in enumerate(r)))
-    say("you win" if r[seat] == max(r) and r.count(max(r)) == 1 else "you lose" if r[seat] < max(r) else "a tie")
+    say(_outcome(state.game, r, seat))
     return 0
 
 
@@ -338,6 +338,19 @@ def deal_gains(game: Game, deal: dict, seat: int | None) -> str:
     gains = deal.get("gains") or {"points": deal.get("points", [])}
     parts = [f"{name} {_per(game, name, vals, seat)}" for name, vals in gains.items() if any(vals)]
     return "; ".join(parts)
+
+
+def _outcome(game, r: list, seat: int) -> str:
+    """'you win', 'you lose' or 'a tie'; in partnerships the best result shared by exactly one side's members is
+    that side's win (as ``atout simulate`` counts it)."""
+    best = max(r)
+    top = sorted(p for p, x in enumerate(r) if x == best)
+    if len(top) == 1:
+        return "you win" if top == [seat] else "you lose"
+    sides = game.ir.sides
+    if sides and any(sorted(side) == top for side in sides):
+        return "your side wins" if seat in top else "you lose"
+    return "a tie" if seat in top else "you lose"
 
 
 def _score_line(state, say, seat: int | None = None, prefix: str = "") -> None:

@@ -455,3 +455,18 @@ def test_simulate_counts_rows_and_per_side_variables(capsys):
     assert mv["games"]["per"] == "side" and len(mv["games"]["mean_at_end"]) == 2
     # a rubber is the best of three games (LW): it ends 2-0 or 2-1, so 2 or 3 games a match in all
     assert 2.0 <= sum(mv["games"]["mean_at_end"]) <= 3.0
+
+
+def test_the_end_of_match_message_counts_partnerships():
+    """A best result shared by exactly one side's members is that side's win (Spades: -81 beats -170), as
+    `atout simulate` counts it; shared by players of different sides, or without sides, it is a tie."""
+    from atout.engine import load
+    from atout.engine.terminal import _outcome
+    spades = load(os.path.join(ROOT, "rules", "spades.atout"))
+    hearts = load(os.path.join(ROOT, "rules", "hearts.atout"))
+    assert _outcome(spades, [-81, -170, -81, -170], 0) == "your side wins"
+    assert _outcome(spades, [-81, -170, -81, -170], 1) == "you lose"
+    assert _outcome(spades, [10, 10, 0, 0], 0) == "a tie"      # seats 0 and 1 are not partners
+    assert _outcome(hearts, [26, 26, 0, 0], 0) == "a tie"
+    assert _outcome(hearts, [26, 26, 0, 0], 2) == "you lose"
+    assert _outcome(hearts, [26, 0, 0, 0], 0) == "you win"
