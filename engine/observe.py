@@ -129,7 +129,10 @@ def table_string(state, player: int) -> str:
     g = state.game
     you = lambda p: "you" if p == player else f"seat {p}"  # noqa: E731
     lines = []
-    who = "match over" if state.terminal else ("you to act" if state.actor == player else f"seat {state.actor} to act")
+    mover = state.player_to_move() if not state.terminal and not state.pending else state.actor
+    who = "match over" if state.terminal else ("you to act" if mover == player else f"seat {mover} to act")
+    if not state.terminal and mover != state.actor and state.actor >= 0:
+        who += f" (for {you(state.actor)}, the dummy)"
     lines.append(f"── deal {state.deal_number + 1} · dealer: {you(state.dealer)} · you are seat {player} · "
                  f"{state.phase or '-'} · {who} ──")
     score_vars = [v for v in g.ir.vars if v.scope == "match" and v.per == "player" and v.type.kind == "int"]
@@ -147,6 +150,8 @@ def table_string(state, player: int) -> str:
         z = state.zones[i]
         if slot.owner is None:
             label = slot.name
+        elif slot.name == "taken":     # the built-in zone of the tricks won: its size counts cards, not tricks
+            label = "cards you took" if slot.owner == player else f"cards seat {slot.owner} took"
         else:
             label = f"your {slot.name}" if slot.owner == player else f"seat {slot.owner}'s {slot.name}"
         if visible(state, i, player):

@@ -172,3 +172,6 @@ def test_dummy_is_played_by_the_declarer_and_shown(tmp_path):
     assert st.actor == 2 and st.current_player() == 0      # the dummy's turn, the declarer's choice
     assert set(st.legal_actions()) <= set(st.zones[dummy_hand])
     assert st.legal_actions(player=2) == [] and st.legal_actions(player=0) == st.legal_actions()
+    from atout.engine.observe import table_string
+    assert "you to act (for seat 2, the dummy)" in table_string(st, 0)      # what the declarer reads
+    assert "seat 0 to act (for you, the dummy)" in table_string(st, 2)
