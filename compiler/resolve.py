@@ -341,9 +341,6 @@ class Scope:
     def _def_call(self, e: S.Call, env: dict[str, Type]) -> tuple[ir.Expr, Type]:
         """A call of ``def NAME(...)``: the body with the arguments in place of the parameters."""
         d = self.defs[e.fn]
-        args = []
-        for a in e.args:
-            args.append(a)
         if len(e.args) != len(d.params):
             self.rep.error("E107", f"'{e.fn}' takes {len(d.params)} argument{'s' if len(d.params) != 1 else ''}, "
                                    f"given {len(e.args)}", e.span,

@@ -27,7 +27,7 @@ from .evaluate import RuleError
 TERMINAL = -4
 
 DEALER_DRAW = -2  # a pending chance event that picks the first dealer (``first dealer random``), not a card draw
-RANDOM_DRAW = -3  # a pending ``VAR = random {...}``: ``(RANDOM_DRAW, (var, index, values, weights))``
+RANDOM_DRAW = -3  # a pending ``VAR = random {...}``: ``(RANDOM_DRAW, (var, index, values, weights, span))``
 MAX_AUTO_STEPS = 100_000
 
 

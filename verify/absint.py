@@ -644,6 +644,17 @@ class AbstractState(Machine):
                     self._may_fail(r.condition, {r.var: c})
         return hand
 
+    def player_to_move(self) -> int:
+        """The machine's, when the abstraction knows the dummy (and who plays for him) exactly; otherwise the
+        player to move is not known and the verdicts that need it are unknown."""
+        trick = self.game.phases[self.phase].trick if self.phase is not None and self.actor >= 0 else None
+        if trick is not None and trick.dummy is not None and self.selecting is None:
+            for e in (trick.dummy, trick.dummy_by):
+                if e is not None and len(self.A.eval(e, self, {})) != 1:
+                    raise Unsupported("a dummy (or the player who plays for him) that the abstraction cannot tell",
+                                      e.span)
+        return Machine.player_to_move(self)
+
     def _may_fail(self, e: ir.Expr, env: dict) -> None:
         """A rule error where ``e``'s evaluation may raise one (an error state the explorer keeps); else nothing:
         the value itself is not used."""
