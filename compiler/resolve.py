@@ -71,6 +71,20 @@ BUILTINS: dict[str, tuple[Type, str]] = {
 }
 
 
+def _subexprs(e):
+    """``e`` and every expression inside it."""
+    from dataclasses import fields as dc_fields
+    yield e
+    for f in dc_fields(e):
+        v = getattr(e, f.name)
+        if isinstance(v, ir.Expr):
+            yield from _subexprs(v)
+        elif isinstance(v, tuple):
+            for x in v:
+                if isinstance(x, ir.Expr):
+                    yield from _subexprs(x)
+
+
 def fold_int(e) -> int | None:
     """The value of an int expression made of constants (options are constants) and ``+ - * -x``; else None."""
     if isinstance(e, ir.Const) and e.type.kind == "int" and not isinstance(e.value, bool):
@@ -391,11 +405,16 @@ class Scope:
         if isinstance(e, ir.Local):
             return mapping.get(e.name, e)
         if isinstance(e, (ir.Quant, ir.NextPlayer)):
-            self.fresh += 1
-            new = f"{e.var}'{self.fresh}"
-            inner = dict(mapping)
-            inner[e.var] = ir.Local(new, CARD if isinstance(e, ir.Quant) and e.domain is not None else PLAYER, e.span)
-            changes = {"var": new}
+            # the bound variable shadows a parameter of its name; it is renamed only where an argument
+            # mentions a local of that name (which it would capture), so equal expansions stay equal
+            inner = {k: v for k, v in mapping.items() if k != e.var}
+            changes = {}
+            if any(isinstance(x, ir.Local) and x.name == e.var for v in inner.values() for x in _subexprs(v)):
+                self.fresh += 1
+                new = f"{e.var}'{self.fresh}"
+                inner[e.var] = ir.Local(new, CARD if isinstance(e, ir.Quant) and e.domain is not None else PLAYER,
+                                        e.span)
+                changes["var"] = new
             for f in dc_fields(e):
                 v = getattr(e, f.name)
                 if isinstance(v, ir.Expr):
