@@ -143,3 +143,22 @@ def test_verdicts():
     assert verdicts["builtin:no_rule_error"] in ("unknown", "proved")
     assert data["cross_check"]["failures"] == [] and data["cross_check"]["concrete_steps"] > 500
     assert out.returncode == 1      # a refuted property
+
+
+def test_definitions_do_not_capture_and_stay_equal():
+    """`others(q)` counts the players other than q: 1 of 2 for each seat, so `sum(p in players: others(p))` is 2
+    (a capture of the caller's p by the definition's own p would make it 0); two expansions of one call are the
+    same expression."""
+    from atout.compiler import compile_text, ir
+    base = (ROOT / "tests" / "diagnostics" / "base" / "tiny.atout").read_text(encoding="utf-8")
+    text = base + ("def others(q: player): int = count(p in players: p != q)\n"
+                   "property total_others: invariant sum(p in players: others(p)) == 2\n"
+                   "property twice: invariant others(dealer) + others(dealer) == 2\n")
+    game = compile_text(text, "capture.atout")
+    from atout.engine import Game
+    g = Game(game)
+    st = g.new_initial_state()
+    props = {p.name: p.expr for p in game.properties}
+    assert g.compile(props["total_others"])(st, {}) is True
+    left, right = props["twice"].left.left, props["twice"].left.right
+    assert left == right and g.compile(props["twice"])(st, {}) is True
