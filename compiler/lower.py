@@ -337,6 +337,8 @@ class _Lowering:
             param = None
             if a.param is not None:
                 param = self._param(scope, a.param, env)
+                if param is None:
+                    env[a.param.name] = ERROR    # reported at the parameter: its uses are not reported again
                 if param is not None and param.kind in ("card", "choose"):
                     card_params += 1
                     if trick_phase or card_params > 1:

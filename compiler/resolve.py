@@ -325,7 +325,8 @@ class Scope:
             domain = self._finite_domain(tv)
             missing = None if domain is None else [name for val, name in domain if val not in key_values]
             if domain is None or missing:
-                what = f"no value for {', '.join(missing[:4])}" if missing else f"a {tv} can take any value"
+                article = "an" if str(tv)[:1] in "aeiou" else "a"
+                what = f"no value for {', '.join(missing[:4])}" if missing else f"{article} {tv} can take any value"
                 self.rep.error("E104", f"'case' without 'else': {what}", e.span,
                                "add 'else: VALUE' as the last arm")
                 return self._err()
@@ -806,7 +807,8 @@ class Scope:
                                "declare a 'match var' or 'deal var' instead")
             elif n in BUILTINS or n in env or n in self.zones:
                 self.rep.error("E111", f"cannot assign to '{n}'", s.target_span,
-                               "only variables declared with 'match var' or 'deal var' can be assigned")
+                               "only variables declared with 'match var' or 'deal var', and the dealer "
+                               "('dealer = PLAYER'), can be assigned")
             else:
                 self.rep.error("E103", f"unknown variable '{n}'", s.target_span, did_you_mean(n, self.vars))
             self._expr(s.value, env, None)

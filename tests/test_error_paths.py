@@ -185,6 +185,7 @@ CASES = {
     "reveal a number": ([_stmt("reveal 3")], "E104", "type mismatch in 'reveal'"),
     "gather a number": ([("    gather stock", "    gather 3")], "E104", "type mismatch in 'gather'"),
     "assign a built-in": ([_stmt("winner = eldest")], "E111", "cannot assign to 'winner'"),
+    "assign eldest": ([_stmt("eldest = dealer")], "E111", "cannot assign to 'eldest'"),
     "add to the dealer": ([_stmt("dealer += 1")], "E111", "the dealer is set with 'dealer = PLAYER'"),
     "dealer set to a number": ([_stmt("dealer = true")], "E104", "the dealer"),
     "assign a zone": ([_stmt("stock = 1")], "E111", "cannot assign to 'stock'"),
@@ -198,7 +199,7 @@ CASES = {
     "score an unknown table": ([_stmt("score deal_scor")], "E117", "unknown scoring table 'deal_scor'"),
     # -- the constructs of the trick-taking family (issue 9) --------------------------------------------
     "case without else": ([_stmt("points[dealer] += case target { 1: 2, 3: 4 }")], "E104",
-                          "'case' without 'else'"),
+                          "'case' without 'else': an int in 1..9 can take any value"),
     "case key of another type": ([_stmt("points[dealer] += case target { hearts: 1, else: 0 }")], "E104",
                                  "a 'case' key"),
     "case values of two types": ([_stmt("points[dealer] += case target { 1: 2, else: hearts }")], "E104",
@@ -221,6 +222,9 @@ CASES = {
     "for over a number": ([_stmt("for c in 3 { points[dealer] += 0 }")], "E104", "expected a zone"),
     "int parameter not constant": ([(PLAY, PLAY + "\n  action d(n: 0..size(stock)) { goto play }")], "E104",
                                    "the range of an int parameter must be constant"),
+    "int parameter not constant, reported once": ([(PLAY, PLAY + "\n  action d(n: 0..size(stock)) when n > 0 "
+                                                         "{ goto play }")], "E104",
+                                                  "the range of an int parameter must be constant"),
     "int parameter empty": ([(PLAY, PLAY + "\n  action d(n: 3..1) { goto play }")], "E114", "empty range 3..1"),
     "int parameter too wide": ([(PLAY, PLAY + "\n  action d(n: 0..5000) { goto play }")], "E114",
                                "an int parameter of 5001 values"),
