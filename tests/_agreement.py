@@ -105,3 +105,45 @@ def play_side_by_side(rule_file: Path, module, seeds, deep_every: int = 1, max_s
             assert n < max_steps, where
         steps += n
     return steps
+
+
+def play_against_openspiel(game, os_game, seed: int, action_to_os, policy, chance_to_os=None, os_outcomes=None):
+    """Play one match in the engine and in an OpenSpiel game side by side, the same chance outcomes and choices;
+    assert at every step that the player to act, the terminal flag and the legal actions (at a chance node, the
+    outcomes with their probabilities) are equal once mapped, and at the end that the returns are equal.
+
+    ``action_to_os(a)``: our action id as OpenSpiel's; ``chance_to_os(k, a)``: our outcome ``a`` at the ``k``-th
+    chance node (0-based) as OpenSpiel's (default ``action_to_os``); ``os_outcomes(k, theirs)``: OpenSpiel's
+    outcomes there as ``{id: probability}`` (default its ``chance_outcomes()``); ``policy(rng, legal)`` picks
+    among OpenSpiel's sorted legal ids.  Returns (the engine's final state, the number of steps)."""
+    rng = random.Random(seed)
+    ours = game.new_initial_state()
+    theirs = os_game.new_initial_state()
+    steps = chances = 0
+    while True:
+        where = f"seed {seed}, step {steps}, history {theirs.history()}"
+        assert ours.current_player() == theirs.current_player(), where
+        assert ours.is_terminal() == theirs.is_terminal(), where
+        if theirs.is_terminal():
+            break
+        if theirs.is_chance_node():
+            k = chances
+            to_os = (lambda a: chance_to_os(k, a)) if chance_to_os is not None else action_to_os
+            mine = {to_os(a): p for a, p in ours.chance_outcomes()}
+            other = os_outcomes(k, theirs) if os_outcomes is not None else dict(theirs.chance_outcomes())
+            assert mine.keys() == other.keys(), where
+            assert all(abs(mine[a] - other[a]) < 1e-12 for a in other), where
+            action = rng.choice(sorted(other))
+            back = {to_os(a): a for a, _ in ours.chance_outcomes()}
+            chances += 1
+        else:
+            mine = {action_to_os(a) for a in ours.legal_actions()}
+            other = set(theirs.legal_actions())
+            assert mine == other, f"{where}: atout {sorted(mine)} openspiel {sorted(other)}\n{ours}"
+            action = policy(rng, sorted(other))
+            back = {action_to_os(a): a for a in ours.legal_actions()}
+        ours.apply_action(back[action])
+        theirs.apply_action(action)
+        steps += 1
+    assert ours.returns() == theirs.returns(), f"seed {seed}: atout {ours.returns()} openspiel {theirs.returns()}"
+    return ours, steps

@@ -22,6 +22,8 @@ from pathlib import Path
 import pyspiel
 import pytest
 
+from _agreement import play_against_openspiel
+
 from atout.compiler import compile_file
 from atout.engine import Game
 
@@ -74,44 +76,23 @@ def _policy(rng: random.Random, legal: list[int], mode: int) -> int:
     return rng.choice(legal)
 
 
+def _os_outcomes(k: int, theirs) -> dict[int, float]:
+    """OpenSpiel's outcomes at its ``k``-th chance node.  Its own inconsistency: with pass_cards=false its first
+    chance node lists the four directions in chance_outcomes() but only "no pass" in legal_actions(); its
+    parameter means no pass, and so does the rule file: one outcome, probability 1."""
+    other = dict(theirs.chance_outcomes())
+    if k == 0 and set(theirs.legal_actions()) != set(other):
+        other = {a: 1.0 for a in theirs.legal_actions()}
+    return other
+
+
 def play_both(game: Game, os_game, cards: dict[int, int], seed: int) -> tuple[list[float], int]:
-    """Play one game in both engines; asserts agreement at every step; returns (returns, steps)."""
-    rng = random.Random(seed)
-    mode = seed % 2
-    ours = game.new_initial_state()
-    theirs = os_game.new_initial_state()
-    steps = 0
-    first = True  # the first chance node is the pass direction: its outcomes are 0..3 in both
-    while True:
-        where = f"seed {seed}, step {steps}, history {theirs.history()}"
-        assert ours.current_player() == theirs.current_player(), where
-        assert ours.is_terminal() == theirs.is_terminal(), where
-        if theirs.is_terminal():
-            break
-        if theirs.is_chance_node():
-            to_os = (lambda a: a) if first else cards.__getitem__
-            mine = {to_os(a): p for a, p in ours.chance_outcomes()}
-            other = dict(theirs.chance_outcomes())
-            if first and set(theirs.legal_actions()) != set(other):
-                # OpenSpiel's own inconsistency: with pass_cards=false its first chance node lists the four
-                # directions in chance_outcomes() but only "no pass" in legal_actions(); its parameter means
-                # no pass, and so does the rule file: one outcome, probability 1
-                other = {a: 1.0 for a in theirs.legal_actions()}
-            assert mine.keys() == other.keys(), where
-            assert all(abs(mine[a] - other[a]) < 1e-12 for a in other), where
-            action = rng.choice(sorted(other))
-            back = {to_os(a): a for a, _ in ours.chance_outcomes()}
-            first = False
-        else:
-            mine = {cards[a] for a in ours.legal_actions()}
-            other = set(theirs.legal_actions())
-            assert mine == other, f"{where}: atout {sorted(mine)} openspiel {sorted(other)}\n{ours}"
-            action = _policy(rng, sorted(other), mode)
-            back = {cards[a]: a for a in ours.legal_actions()}
-        ours.apply_action(back[action])
-        theirs.apply_action(action)
-        steps += 1
-    assert ours.returns() == theirs.returns(), f"seed {seed}: atout {ours.returns()} openspiel {theirs.returns()}"
+    """Play one game in both engines; asserts agreement at every step; returns (returns, steps).  The first
+    chance node is the pass direction: its outcomes are 0..3 in both; the others are cards."""
+    ours, steps = play_against_openspiel(game, os_game, seed, cards.__getitem__,
+                                         lambda rng, legal: _policy(rng, legal, seed % 2),
+                                         chance_to_os=lambda k, a: a if k == 0 else cards[a],
+                                         os_outcomes=_os_outcomes)
     return ours.returns(), steps
 
 

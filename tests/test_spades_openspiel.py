@@ -22,6 +22,8 @@ from pathlib import Path
 import pyspiel
 import pytest
 
+from _agreement import play_against_openspiel
+
 from atout.compiler import compile_file
 from atout.engine import Game
 
@@ -84,34 +86,8 @@ def _policy(rng: random.Random, legal: list[int], mode: int) -> int:
 
 def play_both(game: Game, os_game, to_os: dict[int, int], seed: int) -> tuple[list[float], int]:
     """Play one game in both engines; asserts agreement at every step; returns (returns, steps)."""
-    rng = random.Random(seed)
-    mode = seed % 2
-    ours = game.new_initial_state()
-    theirs = os_game.new_initial_state()
-    steps = 0
-    while True:
-        where = f"seed {seed}, step {steps}, history {theirs.history()}"
-        assert ours.current_player() == theirs.current_player(), where
-        assert ours.is_terminal() == theirs.is_terminal(), where
-        if theirs.is_terminal():
-            break
-        if theirs.is_chance_node():
-            mine = {to_os[a]: p for a, p in ours.chance_outcomes()}
-            other = dict(theirs.chance_outcomes())
-            assert mine.keys() == other.keys(), where
-            assert all(abs(mine[a] - other[a]) < 1e-12 for a in other), where
-            action = rng.choice(sorted(other))
-            back = {to_os[a]: a for a, _ in ours.chance_outcomes()}
-        else:
-            mine = {to_os[a] for a in ours.legal_actions()}
-            other = set(theirs.legal_actions())
-            assert mine == other, f"{where}: atout {sorted(mine)} openspiel {sorted(other)}\n{ours}"
-            action = _policy(rng, sorted(other), mode)
-            back = {to_os[a]: a for a in ours.legal_actions()}
-        ours.apply_action(back[action])
-        theirs.apply_action(action)
-        steps += 1
-    assert ours.returns() == theirs.returns(), f"seed {seed}: atout {ours.returns()} openspiel {theirs.returns()}"
+    ours, steps = play_against_openspiel(game, os_game, seed, to_os.__getitem__,
+                                         lambda rng, legal: _policy(rng, legal, seed % 2))
     return ours.returns(), steps
 
 
