@@ -216,6 +216,10 @@ class Machine:
         self.dealer = self._seat(g.match.next_dealer, "the next dealer")
         self._start_deal()
 
+    def score_rows(self, table: ir.Table, env: dict) -> list:
+        """The rows of ``table`` whose conditions hold, in table order (all read before any fires)."""
+        return [row for row in table.rows if self.test(row.guard, env)]
+
     def _match_over(self) -> bool:
         """Check ``ends when``; at the end of the match, log the deal in progress and stop."""
         if self.terminal:
@@ -551,7 +555,7 @@ class Machine:
             self.pending.append((RANDOM_DRAW, (s.var, i, values, s.weights, s.span)))
         elif cls is ir.Score:
             # every row whose condition holds fires, in table order; the conditions are read before any fires
-            rows = [row for row in g.tables[s.table].rows if self.test(row.guard, env)]
+            rows = self.score_rows(g.tables[s.table], env)
             if self.on_score is not None:
                 self.on_score(s.table, [row.name for row in rows])
             for row in reversed(rows):

@@ -23,7 +23,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAMES = sorted(os.path.join(ROOT, "rules", f) for f in os.listdir(os.path.join(ROOT, "rules"))) + \
     [os.path.join(ROOT, "tests", "data", "every_construct.atout"),
      os.path.join(ROOT, "tests", "data", "family_constructs.atout"),
-     os.path.join(ROOT, "tests", "data", "trump_order.atout")]
+     os.path.join(ROOT, "tests", "data", "trump_order.atout"),
+     os.path.join(ROOT, "tests", "data", "pinned_rows.atout"),
+     os.path.join(ROOT, "tests", "data", "card_blind.atout")]
 
 
 def _covered(abstract_values, concrete, A) -> bool:

@@ -126,6 +126,33 @@ class Abstraction(AbstractEvaluator):
         self.score_outcomes: dict[str, dict] = {}  # table -> abstract valuations at 'score' (insertion-ordered)
         self.match_range_writes: list = []   # (source key, var, index, gain so far) of writes to ranged match vars
 
+        # trick phases whose 'then' block surely leaves the phase: id of the block -> the trick fields nothing
+        # reads from there on (see forget_after_tricks)
+        from .liveness import read_after_tricks
+        self.then_blocks: dict[int, tuple] = {}
+        for ph in self.g.phases:
+            if ph.trick is not None and ph.trick.then:
+                reads = read_after_tricks(self.g, ph)
+                if reads is not None:
+                    builtins, calls, goes = reads
+                    if goes:
+                        continue   # a phase gone to keeps the trick's fields (and rests with them)
+                    dead = tuple(f for f, name in (("last_winner", "winner"), ("trick_leader", "leader"),
+                                                   ("actor", "actor")) if name not in builtins)
+                    self.then_blocks[id(ph.trick.then)] = (dead, "tricks" not in calls)
+
+    def forget_after_tricks(self, w: "AbstractState") -> None:
+        """At the start of a trick phase's ``then`` block (the last trick taken) that surely ends the deal
+        (``end deal`` resets the trick's fields), replace by canonical values those nothing reads until then:
+        who won the last trick, who led it, who played last, the actor, and the tricks won when no
+        ``tricks()`` is read.  Deals that differ only there then share their scoring."""
+        dead, tricks_dead = self.then_blocks[id(w.frames[-1][0])]
+        w.to_play = -1
+        for f in dead:
+            setattr(w, f, -1)
+        if tricks_dead:
+            w.tricks_won = self.no_tricks()
+
     # -- symmetries ----------------------------------------------------------------------------------
     def _is_suit_symmetric(self) -> bool:
         """True when no rule or property names a particular suit (or card), so relabelling suits maps runs
@@ -446,6 +473,17 @@ class AbstractState(Machine):
         finally:
             self.pins = None
 
+    def score_rows(self, table: ir.Table, env: dict) -> list:
+        """The rows that fire, every closed subexpression taking one value in all the conditions (they are
+        read in one state: ``points[0] < 5`` cannot hold in one row and fail in the next)."""
+        if self.pins is not None:
+            return Machine.score_rows(self, table, env)
+        self.pins = {}
+        try:
+            return Machine.score_rows(self, table, env)
+        finally:
+            self.pins = None
+
     # -- choices -------------------------------------------------------------------------------------------
     def choose(self, options: list, chance: bool = False):
         """One of ``options``; the explorer runs every one.  A choice among several options that is not a
@@ -466,12 +504,36 @@ class AbstractState(Machine):
 
     # -- the machine's abstract domain: values -------------------------------------------------------------
     def test(self, e: ir.Expr, env: dict) -> bool:
-        vals = self.A.eval(e, self, env)
+        vals = self.A.values(e, self, env)
         self.A.note(e, vals)
         return self._one(vals)
 
+    def _assign(self, s: ir.Assign, env: dict) -> None:
+        """As the machine's, but a value written to a match variable whose gain is not watched is forgotten
+        at once: its possible values are joined (an interval of the ints; the range check of ``=`` sees the
+        same extremes) instead of being chosen one by one.  Only a possible rule error is a choice."""
+        A = self.A
+        var = A.var_types[s.var]
+        if var.scope != "match" or var.name in A.watch:
+            return Machine._assign(self, s, env)
+        vals = A.eval(s.value, self, env)
+        if len(vals) > 1:
+            errs = [v for v in vals if v.__class__ is ExprError]
+            vals = [v for v in vals if v.__class__ is not ExprError]
+            if errs:
+                err = self.choose(errs + ([None] if vals else []))
+                if err is not None:
+                    raise RuleError(err.message, err.span)
+            value = _hull(vals) if var.type.kind == "int" else vals[0]
+        else:
+            value = self._one(vals)
+        i = None
+        if s.index is not None:
+            i = self._var_index(var, s.index, env, s.span)
+        self._write_checked(var, i, value, s.op, s.span)
+
     def ev(self, e: ir.Expr, env: dict):
-        return self._one(self.A.eval(e, self, env))
+        return self._one(self.A.values(e, self, env))
 
     def ev_int(self, e: ir.Expr, env: dict, what: str = "a number", cap: int | None = None) -> int:
         v = self.ev(e, env)
@@ -864,3 +926,12 @@ def _thresholds(g: ir.Game) -> dict[str, int]:
         if v.type.kind == "int" and v.type.low is not None and v.scope == "deal":
             out[v.name] = max(out[v.name], abs(v.type.low), abs(v.type.high))
     return out
+
+
+def _hull(vals: list):
+    """The smallest interval holding every abstract int of ``vals`` (an exact int when there is one)."""
+    if len(vals) == 1:
+        return vals[0]
+    los = [v.lo if v.__class__ is Interval else v for v in vals]
+    his = [v.hi if v.__class__ is Interval else v for v in vals]
+    return Interval(None if None in los else min(los), None if None in his else max(his))

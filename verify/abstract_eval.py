@@ -25,6 +25,39 @@ class ExprError:
     span: Span | None = None
 
 
+_UNPINNED = object()
+# every node but a constant can take several values (a forgotten variable, a card's suit, a comparison)
+_PINNABLE = frozenset(c for c in vars(ir).values() if isinstance(c, type) and issubclass(c, ir.Expr)) - {ir.Const}
+
+
+_PURE_NODES = (ir.Const, ir.VarRef, ir.Local, ir.BinOp, ir.Not, ir.Neg, ir.Cond, ir.InSet, ir.Index, ir.Quant,
+               ir.NextPlayer, ir.Builtin, ir.Call)
+_PURE_CALLS = frozenset({"abs", "clockwise", "left", "right", "partner", "side", "seat", "max", "min", "total"})
+
+
+def _pure_reads(e: ir.Expr):
+    """``(variable names, reads the dealer)`` when ``e`` reads nothing of the state but variables and the
+    dealer (its locals bound inside it: quantifiers over players or sides, ``next``); else None."""
+    from .liveness import subexprs
+    names, dealer = set(), False
+    for x in subexprs(e):
+        if not isinstance(x, _PURE_NODES):
+            return None
+        if isinstance(x, ir.VarRef):
+            names.add(x.name)
+        elif isinstance(x, ir.Builtin):
+            if x.name not in ("dealer", "eldest"):
+                return None
+            dealer = True
+        elif isinstance(x, ir.Call) and x.fn not in _PURE_CALLS:
+            return None
+        elif isinstance(x, ir.Quant) and x.domain is not None:
+            return None
+        elif isinstance(x, ir.Index) and not isinstance(x.base, ir.VarRef):
+            return None
+    return tuple(sorted(names)), dealer
+
+
 def _errs(vals):
     return [v for v in vals if v.__class__ is ExprError]
 
@@ -93,12 +126,41 @@ class AbstractEvaluator:
             return self.domain(ir.Type(v[1], enum=v[2]))
         return [v]
 
+    def values(self, e: ir.Expr, w, env: dict) -> list:
+        """:meth:`eval` for the machine's own reads, memoised when ``e`` reads nothing but variables and the
+        dealer (a skip rule, ``ends when``): equal values of those give equal results.  Not while pins are
+        set (a pinned read is a choice).  The list returned is shared: callers must not change it."""
+        if env or w.pins is not None or not self.memoize:
+            return self.eval(e, w, env)
+        reads = self._pure.get(id(e), _UNPINNED)
+        if reads is _UNPINNED:
+            reads = self._pure[id(e)] = _pure_reads(e)
+        if reads is None:
+            return self.eval(e, w, env)
+        names, dealer = reads
+        vars_ = w.vars
+        k = (id(e), w.dealer if dealer else None, *[vars_[n] for n in names])
+        got = self._memo.get(k)
+        if got is None:
+            got = self._memo[k] = self.eval(e, w, env)
+        return got
+
+    memoize = True   # False: every read evaluated afresh (the reference the tests compare with)
+
+    @property
+    def _pure(self) -> dict:
+        return self.__dict__.setdefault("_pure_cache", {})
+
+    @property
+    def _memo(self) -> dict:
+        return self.__dict__.setdefault("_memo_cache", {})
+
     def eval(self, e: ir.Expr, w, env: dict) -> list:
         """Possible values of ``e`` in abstract state ``w`` (a list; more than one means the abstraction
         cannot tell).  Each node is compiled once into a closure (:meth:`_compile`)."""
         f = self._fns.get(id(e))
         if f is None:
-            f = self._fns[id(e)] = self._compile(e)
+            f = self._fns[id(e)] = self._compile_pinned(e)
         return f(w, env)
 
     @property
@@ -170,33 +232,42 @@ class AbstractEvaluator:
                 return self._binop_values(e, a, b)
             return f_bin
         if cls is ir.Call:
-            closed = self.closed(e)
-
-            def f_call(w, env):
-                if w.pins is not None and closed:
-                    return self._pinned_call(e, w, env)
-                return self._call(e, w, env)
-            return f_call
+            return lambda w, env: self._call(e, w, env)
         return lambda w, env: self._eval_node(e, w, env)
 
-    def _pinned_call(self, e: ir.Call, w, env: dict) -> list:
-        """A closed call while ``w.pins`` is set: one value for the whole step (the conditions read in it
-        see the same card, the same suit), chosen once among the possible values."""
-        pins = w.pins
-        got = pins.get(id(e))
-        if got is not None:
-            return [got]
-        vals = self._call(e, w, env)
-        if len(vals) > 1:
-            got = w.choose(vals)
-            pins[id(e)] = got
-            return [got]
-        return vals
+    def _pinned(self, e: ir.Expr, inner):
+        """``inner`` (the closure of ``e``, a closed expression that can take several values) made to take one
+        value throughout a window where ``w.pins`` is set: the legal moves of a step, the row conditions of a
+        scoring table.  All of them are read in one concrete state, where an expression that reads no local
+        has one value: a card turned up has one suit for every guard that reads it, ``points[0] < 5`` is
+        the same in every row.  Equal expressions share the pin (IR equality ignores spans)."""
+        key = id(self.__dict__.setdefault("_canon", {}).setdefault(e, e))
+
+        def f_pinned(w, env):
+            pins = w.pins
+            if pins is None:
+                return inner(w, env)
+            got = pins.get(key, _UNPINNED)
+            if got is not _UNPINNED:
+                return [got]
+            vals = inner(w, env)
+            if len(vals) > 1:
+                got = w.choose(vals)
+                pins[key] = got
+                return [got]
+            return vals
+        return f_pinned
 
     def _fn_of(self, e):
         f = self._fns.get(id(e))
         if f is None:
-            f = self._fns[id(e)] = self._compile(e)
+            f = self._fns[id(e)] = self._compile_pinned(e)
+        return f
+
+    def _compile_pinned(self, e: ir.Expr):
+        f = self._compile(e)
+        if e.__class__ in _PINNABLE and self.closed(e):
+            return self._pinned(e, f)
         return f
 
     def _eval_node(self, e: ir.Expr, w, env: dict) -> list:  # noqa: C901 - one case per node type
@@ -207,8 +278,6 @@ class AbstractEvaluator:
         if cls is ir.BinOp:
             return self._binop(e, w, env)
         if cls is ir.Call:
-            if w.pins is not None and self.closed(e):
-                return self._pinned_call(e, w, env)
             return self._call(e, w, env)
         if cls is ir.Local:
             return self.expand(env[e.name])

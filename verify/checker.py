@@ -156,6 +156,9 @@ class Verifier:
         self._monitors: dict = {}      # property name -> its monitor (in the exploration planned for it)
         self._plan: dict = {}          # property name -> the key of the exploration it is decided on
         self._lemma = None
+        self._keys: dict = {}          # Spec -> its exploration key (see _key)
+        # whether the precise exploration will be run anyway (set by verify_game): card-blind requests share it
+        self.precise_needed = False
         self.findings: list[Finding] = []
         self.work = {"abstract_states": 0, "transitions": 0, "machine_steps": 0, "explorations": 0}
 
@@ -200,6 +203,12 @@ class Verifier:
     def _key(self, spec: Spec):
         """What identifies an exploration: the liveness it keeps, the cards it tracks, the gains it watches,
         the zones it blurs, whether ranged match variables may fail (equal keys share one exploration)."""
+        got = self._keys.get(spec)
+        if got is None:
+            got = self._keys[spec] = self._compute_key(spec)
+        return got
+
+    def _compute_key(self, spec: Spec):
         props = [p for p in self.g.properties if p.name in spec.props]
         track = tracked_cards(self.game) if spec.precise else ()
         if len(track) > MAX_TRACKED:
@@ -220,7 +229,29 @@ class Verifier:
 
     def exploration(self, spec: Spec):
         """``(Explored or None, Abstraction, reason it stopped or None)`` for ``spec``, explored once.  The
-        exploration carries the monitors of every property planned on an exploration with the same key."""
+        exploration carries the monitors of every property planned on an exploration with the same key.
+
+        A card-blind request is served by the precise exploration when that one is needed anyway
+        (:attr:`precise_needed`) and differs from it only by the per-deal gains it watches: gains are
+        bookkeeping beside the same rules, so every verdict of the card-blind abstraction holds on it.
+        When that shared exploration stopped short (a state budget), the request is explored on its own."""
+        shared = self._shared_spec(spec)
+        if shared is not None:
+            got = self._exploration(shared)
+            if got[0] is not None:
+                return got
+        return self._exploration(spec)
+
+    def _shared_spec(self, spec: Spec) -> Spec | None:
+        if not self.precise_needed or spec.precise or spec.props or spec.exact_sizes or spec.range_errors:
+            return None
+        precise = Spec(precise=True)
+        key, props, track, watch, blur = self._key(precise)
+        if track or blur or key[:2] != self._key(spec)[0][:2]:
+            return None
+        return precise
+
+    def _exploration(self, spec: Spec):
         key, props, track, watch, blur = self._key(spec)
         got = self._explorations.get(key)
         if got is None:
@@ -257,7 +288,7 @@ class Verifier:
         except ExplorationLimit as exc:
             return None, A, str(exc), monitors
         self.work["abstract_states"] += len(ex.states)
-        self.work["transitions"] += ex.graph.number_of_edges()
+        self.work["transitions"] += ex.transitions
         self.work["machine_steps"] += ex.steps
         self.work["explorations"] += 1
         return ex, A, None, monitors

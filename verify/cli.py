@@ -58,12 +58,15 @@ def verify_game(game, names: list[str] | None = None, timeout: float | None = No
         budget.timeout = timeout
     V = Verifier(game, budget=budget, progress=progress)
     props = [p for p in game.ir.properties if names is None or p.name in names]
+    run_builtins = builtins or (builtins is None and names is None)
+    V.precise_needed = any(p.kind in ("deal_bound", "complete") for p in props) or \
+        bool(run_builtins and game.ir.tables)
     results = []
     for p in props:
         if progress:
             progress(f"checking {p.name}")
         results.append(_guarded(V, p.name, p.kind, lambda p=p: CHECKERS[p.kind](V, p)))
-    if builtins or (builtins is None and names is None):
+    if run_builtins:
         if progress:
             progress("built-in checks")
         results.extend(builtin_checks(V, guard=lambda name, fn: _guarded(V, name, "builtin", fn)))

@@ -61,6 +61,14 @@ class Explored:
     initial_perm: dict = field(default_factory=dict)    # initial key -> suit relabelling applied to it
     initial_rot: dict = field(default_factory=dict)     # initial key -> seat rotation applied to it
     steps: int = 0        # machine steps run (a measure of work)
+    _transitions: int | None = None
+
+    @property
+    def transitions(self) -> int:
+        """The number of edges of the graph (counted once: networkx counts them by walking every node)."""
+        if self._transitions is None:
+            self._transitions = self.graph.number_of_edges()
+        return self._transitions
 
     @property
     def initial_events(self) -> dict:
@@ -86,13 +94,18 @@ class Explorer:
     """Builds the abstract game graph of ``abstraction`` from the start of the first deal."""
 
     def __init__(self, A: Abstraction, max_states: int = 400_000, deadline: float | None = None,
-                 monitors=()):
+                 monitors=(), summaries: bool = True):
+        """``summaries=False`` runs every deal's scoring afresh (the reference the tests compare with)."""
         self.A = A
+        self.summaries = summaries
+        self.summary_reuses = 0
         self.g = A.g
         self.max_states = max_states
         self.deadline = deadline
         self.monitors = list(monitors)  # f(kind, raw AbstractState, source key, move)
         self.steps = 0
+        self._summaries: dict = {}      # (state at a 'then' block, exact) -> its outcomes (see _summary)
+        self._summary_root = None
 
     # -- choices ------------------------------------------------------------------------------------
     def fork(self, st: AbstractState, fn):
@@ -118,6 +131,48 @@ class Explorer:
                 for alt in range(ch.counts[i] - 1, 0, -1):
                     todo.append(base + (alt,))
         out.reverse()
+        return out
+
+    # -- deal-end summaries ----------------------------------------------------------------------------------
+    def _summary(self, s: AbstractState, src_key, move) -> list[tuple[AbstractState, str]]:
+        """The outcomes of running a trick phase's ``then`` block from ``s`` (the last trick just taken), computed
+        once per distinct state there (a procedure summary) and reused by every move that reaches it: the
+        scoring of a deal does not depend on how its last trick was reached.  The trick's dead fields are
+        forgotten first (:meth:`Abstraction.forget_after_tricks`).  What a fresh run would do besides its
+        outcomes is done again on a reuse: the monitors see the same states, now from this move, and the
+        writes to ranged match variables are recorded for this move."""
+        A = self.A
+        A.forget_after_tricks(s)
+        key = (s.mid_key(), s.exact)
+        got = self._summaries.get(key)
+        reused = got is not None
+        if got is None:
+            t = s.clone()
+            t.events = []
+            seen = []
+            saved = self.monitors
+            self.monitors = [lambda kind, st, src, mv: seen.append((kind, st.clone()))]
+            self._summary_root = t
+            first_write = len(A.match_range_writes)
+            try:
+                results = self.settle([t], src_key, move)
+            finally:
+                self.monitors = saved
+                self._summary_root = None
+            got = self._summaries[key] = ([(st.clone(), kind) for st, kind in results], seen,
+                                          A.match_range_writes[first_write:])
+        results, seen, writes = got
+        self.summary_reuses += reused
+        for kind, st in seen:
+            for m in self.monitors:
+                m(kind, st, src_key, move)
+        if reused:
+            A.match_range_writes.extend((A.current,) + tuple(w[1:]) for w in writes)
+        out = []
+        for st, kind in results:
+            c = st.clone()
+            c.events = s.events + st.events
+            out.append((c, kind))
         return out
 
     # -- one move --------------------------------------------------------------------------------------
@@ -172,6 +227,10 @@ class Explorer:
                     m("chance", s, src_key, move)
                 nexts = self.fork(s, AbstractState.resolve_chance)
             elif s.frames:
+                top = s.frames[-1]
+                if top[1] == 0 and self.summaries and s is not self._summary_root and id(top[0]) in A.then_blocks:
+                    out.extend(self._summary(s, src_key, move))
+                    continue
                 nexts = self.fork(s, Machine._run_frame)
             elif s.phase == DEAL_START:
                 out.append((s, "hub"))
@@ -309,6 +368,7 @@ class Explorer:
                     self._edge(G, ex, key, move, st, kind, sure, states, frontier, seen_edges)
         ex.seconds = time.perf_counter() - t0
         ex.steps = self.steps
+        self._summaries = {}
         return ex
 
     def _edge_error(self, G, ex, key, move, msg):
@@ -332,12 +392,12 @@ class Explorer:
                 ex.errors.append((key, msg, move))
         else:
             succ, perm, rot = self._add(st, states, frontier, key)
-        if gains is not None and not kind.startswith("error:"):
-            ex.deal_ends.append((key, gains))
         ident = (succ, move, gains, st.exact)
         if ident in seen_edges:
             return
         seen_edges.add(ident)
+        if gains is not None and not kind.startswith("error:"):
+            ex.deal_ends.append((key, gains))
         G.add_edge(key, succ, move=move, events=tuple(st.events), exact=st.exact and sure, sure=sure,
                    end_gains=gains, perm=perm, rot=rot)
 

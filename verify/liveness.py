@@ -296,3 +296,54 @@ def rule_expressions(g: ir.Game, first_dealer: bool = True, properties: bool = T
     if properties:
         exprs.extend(exprs_of(g.properties))
     return exprs
+
+
+def surely_leaves(block) -> bool:
+    """Whether every run of ``block`` ends with ``goto`` or ``end deal`` (an ``if`` counts when all its branches
+    and its ``else`` do; a loop never does)."""
+    for s in block:
+        if isinstance(s, (ir.Goto, ir.EndDeal)):
+            return True
+        if isinstance(s, ir.If) and s.orelse and surely_leaves(s.orelse) and \
+                all(surely_leaves(body) for _, body in s.branches):
+            return True
+    return False
+
+
+def read_after_tricks(g: ir.Game, ph: ir.Phase) -> tuple[set, set, bool] | None:
+    """What may be read once the last trick of the trick phase ``ph`` is taken (its ``then`` block about to
+    run): ``(built-in names, function names, whether it can go to a phase)`` read by that block, the tables it
+    scores, every phase it can go to (and on), the match and every property; None when the block may not
+    leave the phase (the trick's state then stays in use)."""
+    then = ph.trick.then
+    if not surely_leaves(then):
+        return None
+    stmts = list(walk(then))
+    exprs = list(exprs_of(then))
+    for t in scored_tables(g, stmts):
+        exprs.extend(exprs_of(t.rows))
+    G = phase_graph(g)
+    todo = [s.phase for s in stmts if isinstance(s, ir.Goto)]
+    todo += [s.phase for t in scored_tables(g, stmts) for r in t.rows for s in walk(r.body)
+             if isinstance(s, ir.Goto)]
+    seen = set()
+    while todo:
+        p = todo.pop()
+        if p in seen or p == "<end>":
+            continue
+        seen.add(p)
+        q = g.phase(p)
+        exprs.extend(exprs_of(q))
+        for t in scored_tables(g, phase_stmts(g, q)):
+            exprs.extend(exprs_of(t.rows))
+        todo.extend(G.successors(p))
+    exprs.extend(e for e in match_exprs(g) if e is not None)
+    exprs.extend(exprs_of(g.properties))
+    builtins, calls = set(), set()
+    for e in exprs:
+        for x in subexprs(e):
+            if isinstance(x, ir.Builtin):
+                builtins.add(x.name)
+            elif isinstance(x, ir.Call):
+                calls.add(x.fn)
+    return builtins, calls, bool(seen)

@@ -22,7 +22,7 @@ def phase_of(key) -> str | None:
 
 
 def size_note(ex, A) -> str:
-    t = f"{len(ex.states)} abstract states, {ex.graph.number_of_edges()} transitions"
+    t = f"{len(ex.states)} abstract states, {ex.transitions} transitions"
     if A.track:
         t += f", tracking {len(A.track)} named cards"
     return t

@@ -195,8 +195,9 @@ def table_cases(game, table: ir.Table, outcomes: set, rlimit: int):
     s = z3.Solver()
     s.set("rlimit", rlimit)
     enc = _Encoder(game)
-    # the outcome: one of the reachable valuations
-    alts = [_outcome(enc, outcome, n) for outcome in outcomes]
+    # the outcome: one of the reachable valuations, as far as the rows read them (equal projections once)
+    project = _projection(table)
+    alts = [_outcome(enc, outcome, n) for outcome in dict.fromkeys(project(o) for o in outcomes)]
     s.add(z3.Or(alts) if alts else z3.BoolVal(False))
     guards = [enc.expr(r.guard) for r in table.rows]
     overlaps, gaps = [], []
@@ -215,11 +216,35 @@ def table_cases(game, table: ir.Table, outcomes: set, rlimit: int):
     return overlaps, gaps
 
 
+def _projection(table: ir.Table):
+    """``f(outcome) -> outcome`` keeping what the rows' conditions read: the variables they name, the tricks
+    won when they call ``tricks()``, the dealer when they name a seat relative to him.  An outcome is a box
+    (a constraint per variable, the tricks' constraints among themselves), so a condition over what is kept
+    holds in some valuation of the projection exactly when it holds in some valuation of the outcome."""
+    from .liveness import subexprs
+    names, tricks, dealer = set(), False, False
+    for r in table.rows:
+        for x in subexprs(r.guard):
+            if isinstance(x, ir.VarRef):
+                names.add(x.name)
+            elif isinstance(x, ir.Call) and x.fn == "tricks":
+                tricks = True
+            elif isinstance(x, ir.Builtin):
+                dealer = True
+
+    def f(outcome):
+        vars_, won, d = outcome
+        return (tuple((k, v) for k, v in vars_ if k in names), won if tricks else None, d if dealer else None)
+    return f
+
+
 def _outcome(enc, outcome, n):
     """The z3 constraint of one abstract scoring outcome (deal variables, tricks won, dealer)."""
     vars_, won, dealer = outcome
-    conj = [enc.dealer == dealer]
-    if won and won[0] == "T":
+    conj = [enc.dealer == dealer] if dealer is not None else []
+    if won is None:
+        conj += [t >= 0 for t in enc.tricks]
+    elif won and won[0] == "T":
         conj += [t >= 0 for t in enc.tricks] + [z3.Sum(enc.tricks) == won[1]]
     elif won and won[0] == "S":
         conj += [t >= 0 for t in enc.tricks]

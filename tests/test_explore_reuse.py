@@ -1,0 +1,102 @@
+"""The explorer's reuse of work changes nothing it finds.
+
+Deal-end summaries (the scoring of a deal run once per distinct state after the last trick, its trick fields
+forgotten when nothing reads them) and the memo of the machine's pure reads are optimisations: the abstract
+game graph must be the same without them, state for state and transition for transition (the move, where it
+leads, the deal's gains, exactness, the events that replay it).  The reference is the same explorer with both
+switched off.  A card-blind exploration served by the precise one (the gains it watches besides) must give
+every verdict the card-blind one gives.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from atout.compiler import compile_file
+from atout.engine import Game
+from atout.verify.absint import Abstraction
+from atout.verify.checker import Spec, Verifier
+from atout.verify.explore import Explorer
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ["rules/ecarte.atout", "rules/ecarte_classic.atout", "tests/data/every_construct.atout",
+         "tests/data/family_constructs.atout", "tests/data/trump_order.atout", "tests/data/card_blind.atout"]
+
+
+def _graph(game, spec, reuse: bool):
+    V = Verifier(game)
+    _, props, track, watch, blur = V._key(spec)
+    A = Abstraction(game, track=track, watch=watch, blur=blur, props=props, range_errors=spec.range_errors)
+    A.memoize = reuse
+    E = Explorer(A, summaries=reuse)
+    ex = E.explore()
+    edges = sorted((repr(u), repr(v), str(d["move"]), repr(d["end_gains"]), d["exact"], d["sure"],
+                    repr(d["events"])) for u, v, d in ex.graph.edges(data=True))
+    return set(ex.states), edges, sorted(set(map(repr, ex.deal_ends))), E.summary_reuses
+
+
+@pytest.mark.parametrize("path", GAMES)
+@pytest.mark.parametrize("precise", [True, False], ids=["precise", "card-blind"])
+def test_reuse_changes_nothing(path, precise):
+    game = Game(compile_file(str(ROOT / path)))
+    states, edges, ends, _ = _graph(game, Spec(precise=precise), reuse=True)
+    ref_states, ref_edges, ref_ends, none = _graph(game, Spec(precise=precise), reuse=False)
+    assert none == 0
+    assert states == ref_states
+    assert edges == ref_edges
+    assert ends == ref_ends
+
+
+def test_summaries_are_reused():
+    """Not vacuous: the deal-end summaries are reused in the games above (Écarté's scoring, reached from
+    many last tricks)."""
+    game = Game(compile_file(str(ROOT / "rules/ecarte.atout")))
+    assert _graph(game, Spec(precise=True), reuse=True)[3] > 0
+
+
+def _verdicts(path, share: bool):
+    from atout.verify.cli import CHECKERS
+    game = Game(compile_file(str(ROOT / path)))
+    V = Verifier(game)
+    V.precise_needed = share
+    out = {}
+    for p in game.ir.properties:
+        if p.kind in ("deal_bound", "complete"):
+            continue
+        out[p.name] = CHECKERS[p.kind](V, p).verdict
+    shared = V._shared_spec(Spec()) is not None
+    return out, shared
+
+
+@pytest.mark.parametrize("path", ["tests/data/card_blind.atout"])
+def test_shared_exploration_gives_the_same_verdicts(path):
+    shared_verdicts, shared = _verdicts(path, True)
+    own_verdicts, _ = _verdicts(path, False)
+    assert shared, "the card-blind exploration was expected to be served by the precise one here"
+    assert shared_verdicts == own_verdicts
+    # the truth, by hand (see the file's comment)
+    assert own_verdicts == {"declare_ends": "proved", "deals_end": "proved", "hands_hold_three": "proved",
+                            "everything_reachable": "proved"}
+
+
+def _deal_bound_verdict(path: Path) -> str:
+    from atout.verify.cli import verify_game
+    results, _ = verify_game(Game(compile_file(str(path))), names=["one_point_a_deal"])
+    return results[0].verdict
+
+
+def test_rows_of_a_table_read_one_state():
+    """tests/data/pinned_rows.atout: both rows read 'points[eldest] < 2' of the same state, so exactly one
+    fires and the bound is proved (it was unknown while each row chose the forgotten value afresh)."""
+    assert _deal_bound_verdict(ROOT / "tests/data/pinned_rows.atout") == "proved"
+
+
+def test_overlapping_rows_are_still_refuted(tmp_path):
+    """The same game with rows that truly overlap (both fire while points[eldest] < 2, as in the first deal):
+    a deal scores 2, and the verifier shows it."""
+    text = (ROOT / "tests/data/pinned_rows.atout").read_text(encoding="utf-8")
+    text = text.replace("row high: not (points[eldest] < 2)", "row high: points[eldest] < 3")
+    path = tmp_path / "overlap.atout"
+    path.write_text(text, encoding="utf-8")
+    assert _deal_bound_verdict(path) == "refuted"
