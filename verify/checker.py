@@ -131,6 +131,19 @@ def tracked_cards(game) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+def _keeps_reads(prop: ir.Property) -> bool:
+    """Whether the exploration of ``prop`` keeps the property's own reads live (see :meth:`Verifier.spec_for`)."""
+    return prop.kind in ("invariant", "conserves", "can_force")
+
+
+def _reads_cards(prop: ir.Property) -> bool:
+    """Whether an invariant names cards (it is then decided on the exploration that tracks them)."""
+    from .liveness import subexprs
+    return prop.kind == "invariant" and any(
+        isinstance(x, ir.Call) and x.fn in ("has", "top", "card") or isinstance(x, ir.Const) and
+        x.type.kind == "card" for x in subexprs(prop.expr))
+
+
 @dataclass(frozen=True)
 class Spec:
     """What an exploration keeps: ``precise`` tracks the named cards and the per-deal gains; ``props`` are
@@ -157,6 +170,7 @@ class Verifier:
         self._plan: dict = {}          # property name -> the key of the exploration it is decided on
         self._lemma = None
         self._keys: dict = {}          # Spec -> its exploration key (see _key)
+        self.group_properties = True   # False: each property that keeps its reads gets its own exploration
         # whether the precise exploration will be run anyway (set by verify_game): card-blind requests share it
         self.precise_needed = False
         self.findings: list[Finding] = []
@@ -187,9 +201,7 @@ class Verifier:
         if prop.kind in ("deal_bound", "complete"):
             return Spec(precise=True)
         if prop.kind == "invariant":
-            cards = any(isinstance(x, ir.Call) and x.fn in ("has", "top", "card") or
-                        isinstance(x, ir.Const) and x.type.kind == "card" for x in subexprs(prop.expr))
-            return fix(Spec(precise=cards, props=(prop.name,)))
+            return fix(Spec(precise=_reads_cards(prop), props=(prop.name,)))
         if prop.kind in ("conserves", "can_force"):
             return fix(Spec(props=(prop.name,)))
         return fix(Spec())
@@ -234,13 +246,27 @@ class Verifier:
         A card-blind request is served by the precise exploration when that one is needed anyway
         (:attr:`precise_needed`) and differs from it only by the per-deal gains it watches: gains are
         bookkeeping beside the same rules, so every verdict of the card-blind abstraction holds on it.
-        When that shared exploration stopped short (a state budget), the request is explored on its own."""
-        shared = self._shared_spec(spec)
-        if shared is not None:
-            got = self._exploration(shared)
-            if got[0] is not None:
-                return got
+        When that shared exploration stopped short (a state budget), the request is explored on its own.
+
+        Likewise the properties that keep their own reads live (invariants, ``conserves``, ``can_force``) are
+        first decided together, on one exploration keeping the reads of all of them (:meth:`_group_spec`):
+        keeping more is only more precise, and each gets its own exploration if that one stops short."""
+        for alt in (self._shared_spec(spec), self._group_spec(spec)):
+            if alt is not None:
+                got = self._exploration(alt)
+                if got[0] is not None:
+                    return got
         return self._exploration(spec)
+
+    def _group_spec(self, spec: Spec) -> Spec | None:
+        """The spec of the exploration shared by every property that keeps its reads live and is explored
+        as precisely as ``spec`` (card-blind, or tracking the named cards when it reads cards)."""
+        if len(spec.props) != 1 or spec.exact_sizes or not self.group_properties:
+            return None
+        group = tuple(p.name for p in self.g.properties if _keeps_reads(p) and _reads_cards(p) == spec.precise)
+        if spec.props[0] not in group or group == spec.props:
+            return None
+        return Spec(spec.precise, group, spec.exact_sizes, spec.range_errors)
 
     def _shared_spec(self, spec: Spec) -> Spec | None:
         if not self.precise_needed or spec.precise or spec.props or spec.exact_sizes or spec.range_errors:
@@ -260,8 +286,9 @@ class Verifier:
             got = self._explore(props, track, watch, blur, spec, planned)
             self._explorations[key] = got
         ex, A, err, monitors = got
-        for name, m in monitors.items():
-            self._monitors.setdefault(name, m)
+        if ex is not None:   # the monitors of an exploration that stopped short decide nothing
+            for name, m in monitors.items():
+                self._monitors.setdefault(name, m)
         return ex, A, err
 
     def _planned(self, prop, key) -> bool:
@@ -269,11 +296,15 @@ class Verifier:
         range lemma (whose own exploration is precise, so never that of a card-blind property)."""
         if prop.name not in self._plan:
             spec = self.spec_for(prop, lemma=False)
-            self._plan[prop.name] = (spec, self._key(spec)[0])
-        spec, k = self._plan[prop.name]
-        if k[:-1] != key[:-1]:
+            group = self._group_spec(spec)
+            self._plan[prop.name] = (self._key(spec)[0], None if group is None else self._key(group)[0])
+        own, grouped = self._plan[prop.name]
+        if own[:-1] == key[:-1] and self._key(self.spec_for(prop))[0] == key:
+            return True
+        if grouped is None or grouped[:-1] != key[:-1]:
             return False
-        return self._key(self.spec_for(prop))[0] == key
+        group = self._group_spec(self.spec_for(prop))
+        return group is not None and self._key(group)[0] == key
 
     def _explore(self, props, track, watch, blur, spec, planned):
         from .monitors import monitors_for
