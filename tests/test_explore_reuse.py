@@ -102,3 +102,11 @@ def test_overlapping_rows_are_still_refuted(tmp_path):
     path = tmp_path / "overlap.atout"
     path.write_text(text, encoding="utf-8")
     assert _deal_bound_verdict(path) == "refuted"
+
+
+def test_a_condition_that_holds_either_way_makes_no_choice():
+    """tests/data/exact_guard.atout: 'seen or true' is true whatever 'seen' is, so scoring it keeps the step
+    exact and the endless loop is refuted with a replayed lasso (the truth, by hand)."""
+    from atout.verify.cli import verify_game
+    results, _ = verify_game(Game(compile_file(str(ROOT / "tests/data/exact_guard.atout"))), names=["bid_ends"])
+    assert results[0].verdict == "refuted"

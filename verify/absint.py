@@ -720,7 +720,11 @@ class AbstractState(Machine):
     def _may_fail(self, e: ir.Expr, env: dict) -> None:
         """A rule error where ``e``'s evaluation may raise one (an error state the explorer keeps); else nothing:
         the value itself is not used."""
-        vals = self.A.eval(e, self, env)
+        pins, self.pins = self.pins, None    # only the errors matter: no value is pinned for them
+        try:
+            vals = self.A.eval(e, self, env)
+        finally:
+            self.pins = pins
         errs = [v for v in vals if v.__class__ is ExprError]
         if errs and (len(errs) == len(vals) or self.choose([False, True])):
             raise RuleError(errs[0].message, errs[0].span)

@@ -26,8 +26,9 @@ class ExprError:
 
 
 _UNPINNED = object()
-# every node but a constant can take several values (a forgotten variable, a card's suit, a comparison)
-_PINNABLE = frozenset(c for c in vars(ir).values() if isinstance(c, type) and issubclass(c, ir.Expr)) - {ir.Const}
+# the nodes pinned: conditions (two values at most, so a pin splits no more than the condition would) and calls
+# (a card's suit); a variable's own read is not pinned (a forgotten suit would split into every suit)
+_PINNABLE = frozenset({ir.Call, ir.BinOp, ir.Not, ir.InSet, ir.Quant})
 
 
 _PURE_NODES = (ir.Const, ir.VarRef, ir.Local, ir.BinOp, ir.Not, ir.Neg, ir.Cond, ir.InSet, ir.Index, ir.Quant,
@@ -128,9 +129,20 @@ class AbstractEvaluator:
 
     def values(self, e: ir.Expr, w, env: dict) -> list:
         """:meth:`eval` for the machine's own reads, memoised when ``e`` reads nothing but variables and the
-        dealer (a skip rule, ``ends when``): equal values of those give equal results.  Not while pins are
-        set (a pinned read is a choice).  The list returned is shared: callers must not change it."""
-        if env or w.pins is not None or not self.memoize:
+        dealer (a skip rule, ``ends when``): equal values of those give equal results.  While pins are set
+        (a pinned read is a choice), see :meth:`_pinned`.  The list returned may be shared: callers must not
+        change it."""
+        if w.pins is not None:
+            # first without the pins: a read whose value does not depend on them makes no choice (the step
+            # stays exact); only a read with several values is evaluated again, its closed parts pinned
+            pins = w.pins
+            w.pins = None
+            try:
+                vals = self.eval(e, w, env)
+            finally:
+                w.pins = pins
+            return vals if len(vals) <= 1 else self.eval(e, w, env)
+        if env or not self.memoize:
             return self.eval(e, w, env)
         reads = self._pure.get(id(e), _UNPINNED)
         if reads is _UNPINNED:

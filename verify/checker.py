@@ -166,7 +166,6 @@ class Verifier:
             self.budget.timeout = timeout
         self.progress = progress or (lambda msg: None)
         self._explorations: dict = {}
-        self._monitors: dict = {}      # property name -> its monitor (in the exploration planned for it)
         self._plan: dict = {}          # property name -> the key of the exploration it is decided on
         self._lemma = None
         self._keys: dict = {}          # Spec -> its exploration key (see _key)
@@ -287,8 +286,7 @@ class Verifier:
             self._explorations[key] = got
         ex, A, err, monitors = got
         if ex is not None:   # the monitors of an exploration that stopped short decide nothing
-            for name, m in monitors.items():
-                self._monitors.setdefault(name, m)
+            ex.monitors = monitors
         return ex, A, err
 
     def _planned(self, prop, key) -> bool:
@@ -324,9 +322,10 @@ class Verifier:
         self.work["explorations"] += 1
         return ex, A, None, monitors
 
-    def monitor(self, name: str):
-        """The monitor of an invariant or conserves property (after its exploration); never None."""
-        m = self._monitors.get(name)
+    def monitor(self, name: str, ex):
+        """The monitor of an invariant or conserves property on exploration ``ex`` (the one it was decided on:
+        its counterexamples are paths of that graph); never None."""
+        m = getattr(ex, "monitors", {}).get(name)
         if m is None:
             raise RuntimeError(f"no monitor was attached for '{name}'")   # a verifier bug, never a proof
         return m

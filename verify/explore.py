@@ -62,6 +62,7 @@ class Explored:
     initial_rot: dict = field(default_factory=dict)     # initial key -> seat rotation applied to it
     steps: int = 0        # machine steps run (a measure of work)
     _transitions: int | None = None
+    monitors: dict = field(default_factory=dict)        # property name -> its monitor on this exploration
 
     @property
     def transitions(self) -> int:

@@ -73,7 +73,7 @@ def check_invariant(V: Verifier, prop: ir.Property) -> Result:
     ex, A, err = V.exploration(V.spec_for(prop))
     if ex is None:
         return stopped(prop.name, prop.kind, err)
-    mon = V.monitor(prop.name)
+    mon = V.monitor(prop.name, ex)
     if not mon.violations:
         return Result(prop.name, prop.kind, "proved",
                       f"exhaustive exploration of an over-approximating abstraction ({size_note(ex, A)}): the "
@@ -147,7 +147,7 @@ def check_conserves(V: Verifier, prop: ir.Property) -> Result:
     for src, msg, move in ex.errors:
         if phase_of(src) in phases:
             return refute_error(V, ex, A, prop, src, msg, move)
-    mon = V.monitor(prop.name) if prop.target is not None else None
+    mon = V.monitor(prop.name, ex) if prop.target is not None else None
     count = mon.checked if mon is not None else 0
     if mon is not None and mon.violations:
         check = (lambda st: st.phase == prop.target and not holds_concretely(V, prop.expr, st))
@@ -309,9 +309,15 @@ def check_deal_bound(V: Verifier, prop: ir.Property, exact_sizes: bool = False) 
     n = V.game.players
     names = list(A.watch)
 
+    memo: dict = {}
+
     def violates(gains_t) -> bool:
-        gains = dict(zip(names, gains_t))
-        return any(False in gain_eval(prop.expr, gains, p) for p in range(n))
+        """Whether the bound can fail for these gains (memoised: many ends of a deal share their gains)."""
+        got = memo.get(gains_t)
+        if got is None:
+            gains = dict(zip(names, gains_t))
+            got = memo[gains_t] = any(False in gain_eval(prop.expr, gains, p) for p in range(n))
+        return got
 
     # the bound is on each deal's gains: checked when a deal ends (or the match ends within it)
     bad_edges = [(u, v, d) for u, v, d in ex.graph.edges(data=True)
