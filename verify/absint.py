@@ -29,7 +29,7 @@ from atout.engine.machine import RANDOM_DRAW, Machine
 
 from .abstract_eval import AbstractEvaluator, ExprError
 from .values import (ANON, DEAD, DEAL_START, ERROR, FORGOT, IN_DEAD, MATCH_OVER, NONE, TOP_INT, UNKNOWN,
-                     Interval, add, clamp, compare, is_top, uniq, widen, widen_gain)
+                     Interval, add, clamp, compare, is_top, join, uniq, widen, widen_gain)
 
 __all__ = ["ANON", "DEAD", "DEAL_START", "ERROR", "FORGOT", "IN_DEAD", "MATCH_OVER", "NONE", "UNKNOWN",
            "Interval", "Abstraction", "AbstractState", "Unsupported", "Chooser"]
@@ -524,7 +524,7 @@ class AbstractState(Machine):
                 err = self.choose(errs + ([None] if vals else []))
                 if err is not None:
                     raise RuleError(err.message, err.span)
-            value = _hull(vals) if var.type.kind == "int" else vals[0]
+            value = join(vals) if var.type.kind == "int" else vals[0]
         else:
             value = self._one(vals)
         i = None
@@ -720,11 +720,7 @@ class AbstractState(Machine):
     def _may_fail(self, e: ir.Expr, env: dict) -> None:
         """A rule error where ``e``'s evaluation may raise one (an error state the explorer keeps); else nothing:
         the value itself is not used."""
-        pins, self.pins = self.pins, None    # only the errors matter: no value is pinned for them
-        try:
-            vals = self.A.eval(e, self, env)
-        finally:
-            self.pins = pins
+        vals = self.A.eval_unpinned(e, self, env)   # only the errors matter: no value is pinned for them
         errs = [v for v in vals if v.__class__ is ExprError]
         if errs and (len(errs) == len(vals) or self.choose([False, True])):
             raise RuleError(errs[0].message, errs[0].span)
@@ -930,12 +926,3 @@ def _thresholds(g: ir.Game) -> dict[str, int]:
         if v.type.kind == "int" and v.type.low is not None and v.scope == "deal":
             out[v.name] = max(out[v.name], abs(v.type.low), abs(v.type.high))
     return out
-
-
-def _hull(vals: list):
-    """The smallest interval holding every abstract int of ``vals`` (an exact int when there is one)."""
-    if len(vals) == 1:
-        return vals[0]
-    los = [v.lo if v.__class__ is Interval else v for v in vals]
-    his = [v.hi if v.__class__ is Interval else v for v in vals]
-    return Interval(None if None in los else min(los), None if None in his else max(his))

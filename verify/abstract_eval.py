@@ -25,7 +25,7 @@ class ExprError:
     span: Span | None = None
 
 
-_UNPINNED = object()
+_MISSING = object()
 # the nodes pinned: conditions (two values at most, so a pin splits no more than the condition would) and calls
 # (a card's suit); a variable's own read is not pinned (a forgotten suit would split into every suit)
 _PINNABLE = frozenset({ir.Call, ir.BinOp, ir.Not, ir.InSet, ir.Quant})
@@ -135,17 +135,12 @@ class AbstractEvaluator:
         if w.pins is not None:
             # first without the pins: a read whose value does not depend on them makes no choice (the step
             # stays exact); only a read with several values is evaluated again, its closed parts pinned
-            pins = w.pins
-            w.pins = None
-            try:
-                vals = self.eval(e, w, env)
-            finally:
-                w.pins = pins
+            vals = self.eval_unpinned(e, w, env)
             return vals if len(vals) <= 1 else self.eval(e, w, env)
         if env or not self.memoize:
             return self.eval(e, w, env)
-        reads = self._pure.get(id(e), _UNPINNED)
-        if reads is _UNPINNED:
+        reads = self._pure.get(id(e), _MISSING)
+        if reads is _MISSING:
             reads = self._pure[id(e)] = _pure_reads(e)
         if reads is None:
             return self.eval(e, w, env)
@@ -156,6 +151,15 @@ class AbstractEvaluator:
         if got is None:
             got = self._memo[k] = self.eval(e, w, env)
         return got
+
+    def eval_unpinned(self, e: ir.Expr, w, env: dict) -> list:
+        """:meth:`eval` as if no pins were set (no choice is made), the pins kept for what follows."""
+        pins = w.pins
+        w.pins = None
+        try:
+            return self.eval(e, w, env)
+        finally:
+            w.pins = pins
 
     memoize = True   # False: every read evaluated afresh (the reference the tests compare with)
 
@@ -259,8 +263,8 @@ class AbstractEvaluator:
             pins = w.pins
             if pins is None:
                 return inner(w, env)
-            got = pins.get(key, _UNPINNED)
-            if got is not _UNPINNED:
+            got = pins.get(key, _MISSING)
+            if got is not _MISSING:
                 return [got]
             vals = inner(w, env)
             if len(vals) > 1:

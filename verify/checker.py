@@ -196,7 +196,6 @@ class Verifier:
         """The exploration a property is decided on (``lemma=False``: before the ranges of the match variables
         are known, with ``range_errors`` left false)."""
         fix = self._range_spec if lemma else (lambda spec: spec)
-        from .liveness import subexprs
         if prop.kind in ("deal_bound", "complete"):
             return Spec(precise=True)
         if prop.kind == "invariant":

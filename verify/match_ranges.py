@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from atout.compiler import ir
 
-from .values import DEAL_START, Interval, add
+from .values import DEAL_START, Interval, add, join
 
 DN = ("deal_number", None)
 ROUNDS = 12
@@ -68,8 +68,8 @@ def prove_match_ranges(V) -> tuple[bool, str]:
                 cand[DN] = add(I[DN], 1)
             cand = refine(g.match.ends_when, False, cand, V.game.players)
             if cand is not None:
-                J = cand if J is None else {c: _join(J[c], cand[c]) for c in J}
-        new = dict(I) if J is None else {c: _join(I[c], J[c]) for c in I}
+                J = cand if J is None else {c: join((J[c], cand[c])) for c in J}
+        new = dict(I) if J is None else {c: join((I[c], J[c])) for c in I}
         if new == I:
             break
         if rnd >= 3:   # widen: a bound that still moves jumps to the declared range's, or beyond it to infinity
@@ -117,12 +117,6 @@ def _width(V, v):
 def _sub(e):
     from .liveness import subexprs
     return subexprs(e)
-
-
-def _join(a: Interval, b: Interval) -> Interval:
-    lo = None if a[0] is None or b[0] is None else min(a[0], b[0])
-    hi = None if a[1] is None or b[1] is None else max(a[1], b[1])
-    return Interval(lo, hi)
 
 
 def _meet(a: Interval, lo, hi):

@@ -66,6 +66,16 @@ def add(a, b, sign=1):
     return Interval(lo, hi)
 
 
+def join(vals):
+    """The smallest abstract int holding every abstract int of ``vals`` (ints and intervals): the one value when
+    there is one, else an interval (``None`` bounds stay unbounded)."""
+    if len(vals) == 1:
+        return vals[0]
+    los = [v.lo if v.__class__ is Interval else v for v in vals]
+    his = [v.hi if v.__class__ is Interval else v for v in vals]
+    return Interval(None if None in los else min(los), None if None in his else max(his))
+
+
 def compare(op: str, a, b) -> list[bool]:
     """Possible outcomes of ``a op b`` for abstract ints (or any exact values)."""
     if not isinstance(a, Interval) and not isinstance(b, Interval):
