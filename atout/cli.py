@@ -32,6 +32,14 @@ def _load(path: str):
     return Game(compile_file(path))
 
 
+def _warn(g) -> None:
+    """Print the compiler's warnings on ``g`` to stderr (they never change the exit status)."""
+    from atout.compiler import warnings_text
+    text = warnings_text(g)
+    if text:
+        print(text, file=sys.stderr)
+
+
 def cmd_check(args) -> int:
     g = compile_file(args.file)
     phases = len(g.phases)
@@ -43,6 +51,8 @@ def cmd_check(args) -> int:
     from atout.compiler.variants_diff import describe_variant
     for line in describe_variant(args.file):
         print(line)
+    sys.stdout.flush()
+    _warn(g)
     return 0
 
 

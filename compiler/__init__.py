@@ -4,6 +4,7 @@
 2. :mod:`.variants`  ``extends``: lay a variant over its base
 3. :mod:`.resolve`   names and types (used by the next pass, expression by expression)
 4. :mod:`.lower`     AST -> IR (:mod:`.ir`), declaration checks, action numbering
+5. :mod:`.visibility` lint over the IR: public variables computed from unseen cards (W001)
 
 ``compile_file(path)`` runs the pipeline and returns an :class:`~.ir.Game`, or
 raises :class:`~.diagnostics.CompileError` carrying every diagnostic found.
@@ -19,7 +20,8 @@ from .span import Span
 from .variants import merge, not_a_variant
 from .lower import lower
 
-__all__ = ["compile_file", "compile_text", "load_rule_file", "read_source", "span_text", "CompileError", "ir"]
+__all__ = ["compile_file", "compile_text", "load_rule_file", "read_source", "span_text", "CompileError", "ir",
+           "warnings_text"]
 
 MAX_EXTENDS_DEPTH = 8
 MAX_RULE_FILE_BYTES = 4 * 1024 * 1024   # the shipped games are under 20 KB
@@ -79,6 +81,18 @@ def span_text(span: Span) -> str | None:
                         + [lines[span.end_line - 1][:span.end_col - 1]])
     text = " ".join(text.split())
     return text or None
+
+
+def warnings_text(game: ir.Game) -> str:
+    """The compiler's warnings on ``game`` (W001: a public variable computed from cards not every seat sees),
+    rendered like errors (location, source line, carets, hint) and followed by a count line; '' when there are
+    none.  Warnings never stop a command."""
+    from .visibility import leak_warnings
+    found = leak_warnings(game)
+    if not found:
+        return ""
+    parts = [d.render(source_lines(d.span.path)) for d in found]
+    return "\n\n".join(parts) + f"\n{len(found)} warning{'s' if len(found) != 1 else ''}"
 
 
 def source_lines(path: str) -> list[str]:

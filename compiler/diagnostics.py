@@ -47,6 +47,8 @@ CODES: dict[str, str] = {
     "E119": "bad property",
     "E120": "cannot read rule file",
     "E121": "bad definition (a 'def' that calls itself)",
+    "E122": "bad variable declaration (visibility)",
+    "W001": "a public variable computed from cards not every player sees (a leak into observations)",
 }
 
 

@@ -338,6 +338,13 @@ class Enum:
     name: str
     values: tuple[str, ...]
     span: Span = _span()
+    # display labels, one per value (`enum contract { solo "solo" abondance_declaree "abondance déclarée" }`):
+    # what action texts and observations show; () when the declaration gives none (the names are shown)
+    labels: tuple[str, ...] = _added(())
+
+    def label(self, i: int) -> str:
+        """The display text of value ``i`` (0-based): its label, or its name."""
+        return self.labels[i] if self.labels else self.values[i]
 
 
 @dataclass(frozen=True)
@@ -358,6 +365,21 @@ class Var:
     per: str | None
     init: Expr
     span: Span = _span()
+    # who sees the value (`, public` / `, private` / `, hidden` after the declaration): None when the file does not
+    # say (public; the compiler warns, W001, when such a variable is computed from cards not every seat sees);
+    # private: a per-player entry is seen by its player, a per-side entry by the side's members; hidden: by nobody
+    visibility: str | None = _added(None)
+
+    def seen_by(self, player: int, entry: int | None, sides: tuple = ()) -> bool:
+        """Whether seat ``player`` (0-based) sees entry ``entry`` (a seat or side index; None for a single
+        value) of this variable."""
+        if self.visibility in (None, "public"):
+            return True
+        if self.visibility == "hidden" or entry is None:
+            return False
+        if self.per == "side":
+            return 0 <= entry < len(sides) and player in sides[entry]
+        return entry == player
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,17 @@ class _Lowering:
         for e in self.rf.enums:
             if not self._declare(self.seen, e.name, e.name_span, "an enum"):
                 continue
-            scope.enums[e.name] = ir.Enum(e.name, e.values, e.span)
+            labels = tuple(lab if lab is not None else v for v, lab in zip(e.values, e.labels)) if e.labels else ()
+            shown: dict[str, str] = {}
+            for v, lab in zip(e.values, labels):
+                if not lab.strip():
+                    self.rep.error("E102", f"the label of enum value '{v}' is empty", e.span,
+                                   f'give it a text to show, e.g. {v} "{v.replace("_", " ")}"')
+                elif lab in shown:
+                    self.rep.error("E102", f"enum values '{shown[lab]}' and '{v}' have the same label \"{lab}\"",
+                                   e.span, "labels are what players see and type: make them differ")
+                shown.setdefault(lab, v)
+            scope.enums[e.name] = ir.Enum(e.name, e.values, e.span, labels)
             for i, v in enumerate(e.values):
                 self._builtin_clash(v, e.span)
                 if v in scope.enum_values:
@@ -237,8 +247,17 @@ class _Lowering:
                     not t.low <= init.value <= t.high:
                 self.rep.error("E114", f"initial value {init.value} of '{v.name}' is outside {t.low}..{t.high}",
                                v.init.span if v.init is not None else v.span)
+            if v.visibility == "home":
+                self.rep.error("E122", f"'home' is a zone attribute, not a variable's", v.visibility_span,
+                               "a variable is public (the default), private (per player or per side: each "
+                               "entry seen by its seat or side) or hidden (seen by nobody)")
+            elif v.visibility == "private" and v.per is None:
+                self.rep.error("E122", f"'{v.name}' is private but not per player or per side: nobody would "
+                               "own it", v.visibility_span, "write 'per player' (each seat sees its entry) or "
+                               "make it hidden (nobody sees it)")
             scope.vars[v.name] = (t, v.per, v.scope)
-            out.append(ir.Var(v.name, v.scope, t, v.per, init, v.span))
+            vis = v.visibility if v.visibility in ("public", "private", "hidden") else None
+            out.append(ir.Var(v.name, v.scope, t, v.per, init, v.span, vis))
         return tuple(out)
 
     def _names(self, scope: Scope) -> None:
@@ -594,7 +613,8 @@ class _Lowering:
             return [f"seat {i}" for i in range(self.rf.players)]
         for e in self.rf.enums:
             if e.name == t.enum:
-                return list(e.values)
+                return [lab if lab is not None else v for v, lab in zip(e.values, e.labels)] if e.labels \
+                    else list(e.values)
         return []
 
 

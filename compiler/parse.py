@@ -280,8 +280,10 @@ class _Builder:
                 options.append(self.option(item))
             elif k == "enum_decl":
                 name = item.children[0]
-                enums.append(S.EnumDecl(str(name), tuple(str(t) for t in item.children[1:]),
-                                        self.sp(item), self.sp(name)))
+                vals = [v.children for v in item.children[1:]]
+                labels = tuple(_unquote(lab, self.path) if lab is not None else None for _, lab in vals)
+                enums.append(S.EnumDecl(str(name), tuple(str(v) for v, _ in vals), self.sp(item), self.sp(name),
+                                        labels if any(x is not None for x in labels) else ()))
             elif k == "zone_decl":
                 zones.append(self.zone(item))
             elif k in ("match_var", "deal_var"):
@@ -393,9 +395,10 @@ class _Builder:
         return S.ZoneDecl(str(name), per, vis or "", home, self.sp(item), self.sp(name), tuple(attrs))
 
     def var(self, item: Tree, scope: str) -> S.VarDecl:
-        name, typ, per, init = item.children
+        name, typ, per, init, vis = item.children
         return S.VarDecl(str(name), scope, self.type_ref(typ), str(per) if per is not None else None,
-                         self.expr(init) if init is not None else None, self.sp(item), self.sp(name))
+                         self.expr(init) if init is not None else None, self.sp(item), self.sp(name),
+                         str(vis) if vis is not None else None, self.sp(vis) if vis is not None else self.sp(name))
 
     def phase(self, item: Tree) -> S.PhaseDecl:
         ov, name, *parts = item.children

@@ -373,6 +373,7 @@ class EnumDecl:
     values: tuple[str, ...]
     span: Span = _span()
     name_span: Span = _span()
+    labels: tuple[str | None, ...] = ()   # per value: its display label ("abondance déclarée"), or None
 
 
 @dataclass(frozen=True)
@@ -395,6 +396,8 @@ class VarDecl:
     init: Expr | None
     span: Span = _span()
     name_span: Span = _span()
+    visibility: str | None = None      # `, public` / `, private` / `, hidden` after the declaration; None: not said
+    visibility_span: Span = _span()
 
 
 @dataclass(frozen=True)

@@ -202,7 +202,7 @@ class Game:
         if t.kind == "enum":
             for e in self.ir.enums:
                 if e.name == t.enum:
-                    return e.values[value]
+                    return e.label(value)
         if t.kind == "bool":
             return "true" if value else "false"
         return str(value)

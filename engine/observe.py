@@ -2,11 +2,15 @@
 
 A zone slot is visible to a player when it is ``public``, when it is
 ``private`` and owned by that player, or when the rules revealed it
-(``reveal``).  Everything else is shown by size only.  Variables are public
-(rule files keep secrets in zones).  ``full_string`` shows everything (for
-debugging and replays, never for a bot).
+(``reveal``).  Everything else is shown by size only.  A variable is seen as
+its declaration says (``, private``: a per-player entry by its player, a
+per-side entry by the side's members; ``, hidden``: by nobody; otherwise by
+everyone); an entry not seen shows as ``?``.  ``full_string`` shows
+everything (for debugging and replays, never for a bot).
 """
 from __future__ import annotations
+
+from atout.compiler import ir
 
 from .game import TERMINAL
 
@@ -35,15 +39,47 @@ def _header(state) -> list[str]:
             f"phase {state.phase or '-'} | {who}"]
 
 
-def _vars(state) -> list[str]:
+def var_text(state, v, player: int | None) -> str:
+    """The value of variable ``v`` (an ``ir.Var``) as ``player`` (0-based; None: everything) sees it:
+    ``x=3``, ``x=[1, ?]`` (an entry he does not see is ``?``)."""
     g = state.game
-    parts = []
-    for v in g.ir.vars:
-        val = state.vars[v.name]
-        if isinstance(val, list):
-            parts.append(f"{v.name}=[{', '.join(g.value_str(x, v.type) for x in val)}]")
-        else:
-            parts.append(f"{v.name}={g.value_str(val, v.type)}")
+    val = state.vars[v.name]
+    sides = g.ir.sides
+    if isinstance(val, list):
+        shown = [g.value_str(x, v.type) if player is None or v.seen_by(player, k, sides) else "?"
+                 for k, x in enumerate(val)]
+        return f"{v.name}=[{', '.join(shown)}]"
+    return f"{v.name}={g.value_str(val, v.type) if player is None or v.seen_by(player, None, sides) else '?'}"
+
+
+def seat_label(p: int, player: int | None) -> str:
+    """'you' for ``player``'s own seat, else 'seat P' (both 0-based)."""
+    return "you" if p == player else f"seat {p}"
+
+
+def side_label(game, k: int, player: int | None) -> str:
+    """Side ``k`` (0-based, in the order of ``sides``) by its players: 'you & seat 2'."""
+    members = game.ir.sides[k]
+    return " & ".join(seat_label(p, player) for p in sorted(members, key=lambda p: (p != player, p)))
+
+
+def labelled_value(state, v, player: int | None, values=None) -> str:
+    """``name value`` for a person: a per-player variable by seat ('points you 2, seat 1 ?'), a per-side one by
+    side ('held you & seat 2 ?, seat 1 & seat 3 ?'); an entry ``player`` does not see is '?'.  ``values``
+    (default: the variable's value in ``state``) lets a caller label other figures (a deal's gains)."""
+    g = state.game
+    val = state.vars[v.name] if values is None else values
+    sides = g.ir.sides
+    if isinstance(val, list):
+        label = (lambda k: side_label(g, k, player)) if v.per == "side" else (lambda k: seat_label(k, player))
+        return f"{v.name} " + ", ".join(
+            f"{label(k)} {g.value_str(x, v.type) if player is None or v.seen_by(player, k, sides) else '?'}"
+            for k, x in enumerate(val))
+    return f"{v.name} {g.value_str(val, v.type) if player is None or v.seen_by(player, None, sides) else '?'}"
+
+
+def _vars(state, player: int | None = None) -> list[str]:
+    parts = [var_text(state, v, player) for v in state.game.ir.vars]
     if any(state.tricks_won):
         parts.append(f"tricks=[{', '.join(str(t) for t in state.tricks_won)}]")
     return ["vars: " + " ".join(parts)] if parts else []
@@ -69,7 +105,7 @@ def observation_string(state, player: int) -> str:
             lines.append(f"{slot.label}: {_cards(state, z) if z else '-'}")
         else:
             lines.append(f"{slot.label}: {len(z)} card{'s' if len(z) != 1 else ''}")
-    lines += _trick(state) + _vars(state)
+    lines += _trick(state) + _vars(state, player)
     return "\n".join(lines)
 
 
@@ -118,6 +154,30 @@ def trump_suit(state) -> int:
     return -1
 
 
+def trick_phase_reads(game, phase: str) -> set[str]:
+    """Names of the variables a trick phase reads: its trick's parts and the tables its blocks score."""
+    ph = game.phases[phase]
+    names: set[str] = set()
+    tables = {t.name: t for t in game.ir.tables}
+    seen_tables: set[str] = set()
+
+    def walk(node):
+        if isinstance(node, ir.VarRef):
+            names.add(node.name)
+        elif isinstance(node, ir.Score) and node.table in tables and node.table not in seen_tables:
+            seen_tables.add(node.table)
+            walk(tables[node.table])
+        if isinstance(node, tuple):
+            for x in node:
+                walk(x)
+        elif hasattr(node, "__dataclass_fields__"):
+            for f in node.__dataclass_fields__:
+                if f != "span":
+                    walk(getattr(node, f))
+    walk(ph.trick)
+    return names
+
+
 def table_string(state, player: int) -> str:
     """The table as ``player`` (0-based) sees it, for a person at the terminal (``atout play``).
 
@@ -138,7 +198,8 @@ def table_string(state, player: int) -> str:
     score_vars = [v for v in g.ir.vars if v.scope == "match" and v.per == "player" and v.type.kind == "int"]
     for v in score_vars:
         vals = state.vars[v.name]
-        lines.append(f"{v.name}: " + ", ".join(f"{you(p)} {vals[p]}" for p in range(g.players)))
+        lines.append(f"{v.name}: " + ", ".join(
+            f"{you(p)} {vals[p] if v.seen_by(player, p) else '?'}" for p in range(g.players)))
     trump = trump_suit(state)
     if trump >= 0:
         suit = g.deck.suits[trump]
@@ -166,15 +227,14 @@ def table_string(state, player: int) -> str:
         lines.append("tricks won: " + ", ".join(f"{you(p)} {n}" for p, n in enumerate(state.tricks_won)))
     if hidden:
         lines.append("face down (cards): " + ", ".join(hidden))
-    others = []
-    for v in g.ir.vars:
-        if v in score_vars:
-            continue
-        val = state.vars[v.name]
-        if isinstance(val, list):
-            others.append(f"{v.name}=[{', '.join(g.value_str(x, v.type) for x in val)}]")
-        else:
-            others.append(f"{v.name}={g.value_str(val, v.type)}")
+    ph = g.phases.get(state.phase)
+    shown = None   # in a trick phase, what the play reads (the contract, the declarer), not the auction's state
+    if ph is not None and ph.kind == "trick":
+        shown = trick_phase_reads(g, state.phase)
+        if isinstance(ph.trick.trump, ir.VarRef):
+            shown.discard(ph.trick.trump.name)          # the trumps line says it
+    others = [labelled_value(state, v, player) for v in g.ir.vars
+              if v not in score_vars and v.visibility != "hidden" and (shown is None or v.name in shown)]
     if others:
-        lines.append("state: " + " ".join(others))
+        lines.append("state: " + "; ".join(others))
     return "\n".join(lines)

@@ -17,7 +17,9 @@ import unicodedata
 
 from .bots import make_bot
 from .game import Game
-from .observe import _cards, table_string
+from atout.compiler import ir
+
+from .observe import _cards, labelled_value, seat_label, side_label, table_string, trick_phase_reads, trump_suit
 
 QUIT_WORDS = {"quit", "exit", "q"}
 SUIT_LETTERS = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
@@ -54,7 +56,21 @@ def _aliases(game: Game, state, a: int) -> set[str]:
         if slot.value is not None and " " in _norm(slot.text):
             value = _norm(slot.text).split(" ", 1)[1]
             names |= {value, f"{_norm(slot.name)} {value}"}
+            ident = _enum_value_name(game, slot)
+            if ident is not None:      # an enum value's name in the rules, beside its label
+                names |= {_norm(ident), f"{_norm(slot.name)} {_norm(ident)}"}
     return names
+
+
+def _enum_value_name(game: Game, slot) -> str | None:
+    for ph in game.ir.phases:
+        for act in ph.actions:
+            p = act.param
+            if act.name == slot.name and p is not None and p.kind == "domain" and p.type.kind == "enum":
+                e = next((e for e in game.ir.enums if e.name == p.type.enum), None)
+                if e is not None and 0 <= slot.value < len(e.values):
+                    return e.values[slot.value]
+    return None
 
 
 def _is_card_word(game: Game, word: str) -> bool:
@@ -169,6 +185,7 @@ def play_terminal(game: Game, seat: int, bot: str, seed: int | None, input_fn=in
     if game.ir.sides:
         say(f"partners: {partnerships(game, seat)}")
     deals_seen = 0
+    announced = (None, None)          # (deal number, trick phase) whose start was announced
     drawn: dict[int, list[int]] = {}  # draws since the last decision: destination zone -> cards
     last_selecting = False
     while not state.is_terminal():
@@ -237,6 +254,13 @@ def play_terminal(game: Game, seat: int, bot: str, seed: int | None, input_fn=in
                 say(f"you: {state.action_to_string(action)}")
                 state.apply_action(action)
                 last_selecting = state.selecting is not None
+        ph = game.phases.get(state.phase)
+        if ph is not None and ph.kind == "trick" and announced != (state.deal_number, state.phase) \
+                and not state.pending:
+            announced = (state.deal_number, state.phase)
+            line = play_announcement(state, seat)
+            if line:
+                say(f"-- {line}")
         if actor is not None and trick_before and not state.trick_cards and state.history[-1] < game.num_cards:
             # a card completed the trick on the table
             _report_trick(state, seat, trick_before + [(actor, state.history[-1])], tricks_before, deal_before, say)
@@ -249,7 +273,7 @@ def play_terminal(game: Game, seat: int, bot: str, seed: int | None, input_fn=in
                 if not d.get("complete", True):
                     shown = _public_zones(state)
                     how = " (the match ended before play" + (f"; {shown}" if shown else "") + ")"
-                gained = deal_gains(game, d, seat)
+                gained = deal_gains(state, d, seat)
                 say(f"-- deal {deals_seen} over{how}: "
                     + (f"tricks {_by_seat(tricks, seat)}; " if tricks and any(tricks) else "")
                     + (f"this deal: {gained}" if gained else "no score this deal"))
@@ -264,6 +288,37 @@ def play_terminal(game: Game, seat: int, bot: str, seed: int | None, input_fn=in
     say("returns: " + ", ".join(f"seat {p}: {x:g}" for p, x in enumerate(r)))
     say(_outcome(state.game, r, seat))
     return 0
+
+
+def play_announcement(state, seat: int | None) -> str:
+    """What the table is told when a trick phase begins ('play begins: trumps hearts; playing misère
+    ouverte; declarer seat 2'): the variables the trick phase and the tables it scores read, as ``seat``
+    sees them (a hidden one is left out), that the deal has set (a value other than the initial one);
+    '' when there are none.  The variables are in the order of the rule file."""
+    g = state.game
+    names = trick_phase_reads(g, state.phase)
+    trump_var = _trump_var(g, state.phase)
+    parts = []
+    trick = g.phases[state.phase].trick
+    if not (isinstance(trick.trump, ir.Const) and trick.trump.value == -1 and not trick.trump_order):
+        t = trump_suit(state)     # a game with trumps says which (or that this deal has none)
+        parts.append(f"trumps {g.deck.suits[t]}" if t >= 0 else "no trumps")
+    for v in g.ir.vars:
+        if v.name not in names or v.name == trump_var or v.visibility == "hidden" \
+                or isinstance(state.vars[v.name], list):
+            continue
+        init = v.init.value if hasattr(v.init, "value") else None
+        if state.vars[v.name] == init or (seat is not None and not v.seen_by(seat, None, g.ir.sides)):
+            continue
+        parts.append(labelled_value(state, v, seat))
+    if not parts:
+        return ""
+    return f"{state.phase} begins: " + "; ".join(parts)
+
+
+def _trump_var(game: Game, phase: str) -> str | None:
+    t = game.phases[phase].trick.trump
+    return t.name if isinstance(t, ir.VarRef) else None
 
 
 def _scores(state):
@@ -306,14 +361,8 @@ def _report_draws(state, seat, drawn, say) -> None:
     drawn.clear()
 
 
-def _seat_name(p: int, seat: int | None) -> str:
-    return "you" if p == seat else f"seat {p}"
-
-
-def side_name(game: Game, k: int, seat: int | None) -> str:
-    """A side (0-based, in the order of the rule file's ``sides``) by its players: 'you & seat 2'."""
-    members = game.ir.sides[k]
-    return " & ".join(_seat_name(p, seat) for p in sorted(members, key=lambda p: (p != seat, p)))
+_seat_name = seat_label
+side_name = side_label
 
 
 def partnerships(game: Game, seat: int | None) -> str:
@@ -324,20 +373,13 @@ def partnerships(game: Game, seat: int | None) -> str:
     return " vs ".join(side_name(game, k, seat) for k in order)
 
 
-def _per(game: Game, name: str, values, seat: int | None) -> str:
-    """Values of a per-player or per-side variable, labelled by seat or by side."""
-    decl = game.var_decl[name]
-    if decl.per == "side":
-        return ", ".join(f"{side_name(game, k, seat)} {x}" for k, x in enumerate(values))
-    return _by_seat(values, seat)
-
-
-def deal_gains(game: Game, deal: dict, seat: int | None) -> str:
-    """What a deal changed of each per-player or per-side int match variable ('points: you 0, seat 1 2');
-    '' when it changed nothing."""
+def deal_gains(state, deal: dict, seat: int | None) -> str:
+    """What a deal changed of each per-player or per-side int match variable ('points you 0, seat 1 2'), as
+    ``seat`` may see it ('?' for an entry he does not see; None: everything); '' when it changed nothing."""
+    g = state.game
     gains = deal.get("gains") or {"points": deal.get("points", [])}
-    parts = [f"{name} {_per(game, name, vals, seat)}" for name, vals in gains.items() if any(vals)]
-    return "; ".join(parts)
+    return "; ".join(labelled_value(state, g.var_decl[name], seat, list(vals)) for name, vals in gains.items()
+                     if any(vals) and name in g.var_decl and g.var_decl[name].visibility != "hidden")
 
 
 def _outcome(game, r: list, seat: int) -> str:
@@ -354,10 +396,6 @@ def _outcome(game, r: list, seat: int) -> str:
 
 
 def _score_line(state, say, seat: int | None = None, prefix: str = "") -> None:
-    g = state.game
-    parts = []
-    for v in g.ir.vars:
-        if v.scope == "match":
-            val = state.vars[v.name]
-            parts.append(f"{v.name} {val}" if not isinstance(val, list) else f"{v.name} " + _per(g, v.name, val, seat))
+    parts = [labelled_value(state, v, seat) for v in state.game.ir.vars
+             if v.scope == "match" and v.visibility != "hidden"]
     say(f"   {prefix}score: " + "; ".join(parts))

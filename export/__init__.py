@@ -15,8 +15,8 @@ import tempfile
 TARGETS = ("python", "openspiel", "dot", "mermaid", "json")
 
 
-def render(path: str, target: str) -> str:
-    """The text of the export of the rule file at ``path`` to ``target``.
+def render(path: str, target: str, game=None) -> str:
+    """The text of the export of the rule file at ``path`` (or of ``game``, its compiled IR) to ``target``.
 
     Raises :class:`atout.compiler.CompileError` for a bad rule file and ``ValueError`` for an unknown target or a
     game the target cannot represent (the message says why).
@@ -25,7 +25,7 @@ def render(path: str, target: str) -> str:
 
     if target not in TARGETS:
         raise ValueError(f"unknown export target '{target}'; targets are {', '.join(TARGETS)}")
-    game = compile_file(path)
+    game = game if game is not None else compile_file(path)
     if target == "python":
         from .python_module import ExportError, generate
         try:
@@ -70,10 +70,18 @@ def export(path: str, target: str, output: str) -> int:
     Bad input (a malformed rule file, an unknown target, a game the target cannot represent, an output path that
     cannot be written) raises CompileError or :class:`atout.cli.UsageError`, which the CLI reports with exit 2.
     """
+    import sys
+
+    from atout.compiler import compile_file, warnings_text
     from atout.errors import UsageError
 
+    game = compile_file(path)
+    if target in ("python", "openspiel"):   # observations are what a leak would reach
+        warned = warnings_text(game)
+        if warned:
+            print(warned, file=sys.stderr)
     try:
-        text = render(path, target)
+        text = render(path, target, game)
     except ValueError as exc:
         raise UsageError(f"cannot export {path} to {target}: {exc}") from None
     try:

@@ -264,6 +264,13 @@ class SpielObserver:
             return False
         return SLOT_VIS[slot] == 'private' and SLOT_OWNER[slot] == player
 
+    def _sees_var(self, i, entry, player):
+        if self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            return True
+        if VAR_VIS[i] != 'public' and self.private == pyspiel.PrivateInfoType.NONE:
+            return False
+        return var_seen(i, player, entry)
+
     def set_from(self, state, player):
         st = state.inner
         d = self.dict
@@ -287,7 +294,10 @@ class SpielObserver:
             k = 0
             for i, (kind, cats, copies) in enumerate(VAR_ENCODING):
                 val = getattr(st, "v%d" % i)
-                for x in (val if isinstance(val, list) else (val,)):
+                for e, x in enumerate(val if isinstance(val, list) else (val,)):
+                    if not self._sees_var(i, e if isinstance(val, list) else None, player):
+                        k += 1 if kind == "num" else cats   # an entry this seat does not see stays 0
+                        continue
                     if kind == "num":
                         v[k] = float(x)
                         k += 1

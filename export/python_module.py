@@ -56,7 +56,7 @@ KNOWN_FIELDS = {
     "Match": {"first_dealer", "next_dealer", "start", "ends_when", "returns_var", "returns", "span",
               "first_dealer_random"},
     "Zone": {"name", "per_player", "visibility", "home", "builtin", "span"},
-    "Var": {"name", "scope", "type", "per", "init", "span"},
+    "Var": {"name", "scope", "type", "per", "init", "span", "visibility"},
     "Deck": {"suits", "ranks", "colors", "span"},
     "Table": {"name", "rows", "span"},
     "Row": {"name", "guard", "body", "span"},
@@ -990,7 +990,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             elif t.kind == "card":
                 value_tables.append("CARD_STR")
             elif t.kind == "enum":
-                value_tables.append(repr(next(e.values for e in g.enums if e.name == t.enum)))
+                e = next(e for e in g.enums if e.name == t.enum)
+                value_tables.append(repr(tuple(e.label(i) for i in range(len(e.values)))))
             else:
                 value_tables.append("None")
         verbs = []
@@ -1028,6 +1029,9 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             f"PHASE_NAMES = {tuple(p.name for p in g.phases)!r}",
             f"PHASE_VERB = {tuple(verbs)!r}",
             f"VAR_NAMES = {tuple(v.name for v in g.vars)!r}",
+            f"VAR_VIS = {tuple(v.visibility or 'public' for v in g.vars)!r}",
+            f"VAR_PER = {tuple(v.per or '' for v in g.vars)!r}",
+            f"SIDE_MEMBERS = {tuple(tuple(sd) for sd in g.sides)!r}",
             f"VAR_VALUES = ({', '.join(value_tables)}{',' if value_tables else ''})",
             f"DEALER_BY_CHANCE = {bool(g.match.first_dealer_random)!r}",
         ]
@@ -1260,6 +1264,18 @@ def _run(s, b):
         s.dirty = False
         if not s.terminal and _ends(s):
             _finish(s)
+
+
+def var_seen(i, player, k):
+    """Whether seat ``player`` sees entry ``k`` (a seat or side; None for a single value) of variable ``i``."""
+    vis = VAR_VIS[i]
+    if vis == 'public':
+        return True
+    if vis == 'hidden' or k is None:
+        return False
+    if VAR_PER[i] == 'side':
+        return 0 <= k < len(SIDE_MEMBERS) and player in SIDE_MEMBERS[k]
+    return k == player
 
 
 def _value_str(i, v):
@@ -1544,9 +1560,10 @@ _STATE = '''class State:
         for i, name in enumerate(VAR_NAMES):
             val = getattr(self, "v%d" % i)
             if isinstance(val, list):
-                parts.append("%s=[%s]" % (name, ", ".join(_value_str(i, x) for x in val)))
+                parts.append("%s=[%s]" % (name, ", ".join(_value_str(i, x) if full or var_seen(i, player, k)
+                                                          else "?" for k, x in enumerate(val))))
             else:
-                parts.append("%s=%s" % (name, _value_str(i, val)))
+                parts.append("%s=%s" % (name, _value_str(i, val) if full or var_seen(i, player, None) else "?"))
         if any(self.tw):
             parts.append("tricks=[%s]" % ", ".join(str(t) for t in self.tw))
         if parts:

@@ -400,6 +400,55 @@ def test_atout_play_on_a_terminal_ctrl_d_leaves():
     assert code == 0 and "bye (the match was left unfinished)" in out
 
 
+def _deal_through_pty(rule_file: str, seat: int, seed: int) -> str:
+    """Play the first deal of ``rule_file`` on a real pty as seat ``seat``, answering Enter at a forced move
+    and '1' otherwise, then 'quit' once the deal is over; returns the screen."""
+    def answer(screen):
+        if "-- deal 1 over" in screen:
+            return b"quit\n"
+        last = screen[screen.rfind("\n\n"):]
+        return b"\n" if "press Enter" in last else b"1\n"
+    code, out = _pty_session([sys.executable, "-m", "atout.cli", "play", os.path.join(ROOT, "rules", rule_file),
+                              "--seat", str(seat), "--seed", str(seed)], answer, timeout=120)
+    assert code == 0 and "Traceback" not in out, out[-3000:]
+    assert "-- deal 1 over" in out and "bye (the match was left unfinished)" in out
+    return out.replace("\r\n", "\n")
+
+
+def _hands_shown(out: str) -> list[set[str]]:
+    return [set(line.split(": ", 1)[1].split()) for line in out.splitlines() if line.startswith("your hand: ")]
+
+
+@pytest.mark.parametrize("rule_file, seat", [("ecarte.atout", 1), ("whist.atout", 0), ("solo_whist.atout", 2)])
+def test_a_deal_at_the_terminal_shows_what_a_player_needs_and_nothing_more(rule_file, seat):
+    """Issue 11: a deal of Écarté, Whist and Solo Whist played at a real terminal to its end."""
+    out = _deal_through_pty(rule_file, seat, seed=4)
+    hands = _hands_shown(out[:out.index("-- deal 1 over")])
+    assert hands
+    if rule_file != "ecarte.atout":    # no draws: every hand shown is part of the thirteen cards first shown
+        assert len(hands[0]) == 13 and all(h <= hands[0] for h in hands)
+    # another seat's hand is shown by its size only, never by its cards
+    assert re.search(r"seat \d's hand \d+", out) and not re.search(r"seat \d's hand: ", out)
+    assert "trumps" in out and "   trick: " in out and "tricks won: " in out
+    assert "held" not in out      # Whist's honours are hidden (`, hidden`): no seat may know them
+    if rule_file == "whist.atout":
+        assert "partners: you & seat 2 vs seat 1 & seat 3" in out
+        over = next(line for line in out.splitlines() if line.startswith("-- deal 1 over"))
+        tricks = [int(x) for x in re.findall(r"(?:you|seat \d) (\d+)", over.split(";")[0])]
+        ours, theirs = tricks[0] + tricks[2], tricks[1] + tricks[3]
+        assert ours + theirs == 13
+        # LW: the side with more than six tricks scores one point per odd trick (and honours, 0, 2 or 4);
+        # the other side scores only honours
+        scored = next(part for part in over.split("; ") if part.startswith("scored "))
+        got = dict(re.findall(r"(you & seat 2|seat 1 & seat 3) (\d+)", scored))
+        win, lose = ("you & seat 2", "seat 1 & seat 3") if ours > theirs else ("seat 1 & seat 3", "you & seat 2")
+        assert int(got[win]) - (max(ours, theirs) - 6) in (0, 2, 4) and int(got[lose]) in (0, 2, 4)
+    if rule_file == "solo_whist.atout":
+        begins = next(line for line in out.splitlines() if line.startswith("-- play begins: "))
+        assert ("no trumps" in begins or "trumps " in begins) and "declarer seat" in begins
+        assert "playing " in begins and "_" not in begins          # contracts by their labels
+
+
 def test_play_takes_exactly_one_action_per_line_and_refuses_ambiguity():
     """Issue 11: '10h 7h' discarded only 7♥, 'banana K♠' played K♠, 'bid' placed the lowest bid."""
     from atout.engine.terminal import parse_choice
@@ -433,13 +482,15 @@ def test_play_names_the_condition_of_a_rule_that_does_not_allow_a_move():
         st.apply_action(rng.choice([a for a, _ in st.chance_outcomes()]))
     legal = st.legal_actions()
     a, why = parse_choice(game, st, "bid", legal)
-    assert a is None and "is ambiguous" in why and "bid solo" in why and "bid abondance_declaree" in why
+    assert a is None and "is ambiguous" in why and "bid solo" in why and "bid abondance déclarée" in why
     a, _ = parse_choice(game, st, "bid solo", legal)
     st.apply_action(a)                       # seat 1 bids solo; seat 2 may not bid a proposal now
     a, why = parse_choice(game, st, "bid proposal", st.legal_actions())
     assert a is None and "is not allowed now: its condition" in why and "solo_whist.atout:" in why
-    a, why = parse_choice(game, st, "misère ouverte", st.legal_actions())   # accents and spaces
-    assert a is not None and st.action_to_string(a) == "bid misere_ouverte"
+    a, why = parse_choice(game, st, "misère ouverte", st.legal_actions())   # the label, accents and spaces
+    assert a is not None and st.action_to_string(a) == "bid misère ouverte"
+    for typed in ("misere ouverte", "bid misere_ouverte", "misere_ouverte"):   # or the name in the rules
+        assert parse_choice(game, st, typed, st.legal_actions())[0] == a, typed
 
 
 def test_simulate_counts_rows_and_per_side_variables(capsys):
