@@ -158,7 +158,7 @@ def cmd_simulate(args) -> int:
 def cmd_replay(args) -> int:
     from atout.engine.replay import replay_file
     game = _load(args.file)
-    return replay_file(game, args.record, match=args.match, quiet=args.quiet)
+    return replay_file(game, args.record, match=args.match, quiet=args.quiet, step=args.step, seat=args.seat)
 
 
 def cmd_verify(args) -> int:
@@ -205,7 +205,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("record")
     p.add_argument("--match", type=int, default=None, help="which match of the record file (default: all)")
-    p.add_argument("--quiet", action="store_true", help="only check that the record replays")
+    p.add_argument("--quiet", action="store_true", help="only check that the record replays (prints nothing "
+                   "on success)")
+    p.add_argument("--step", action="store_true", help="step through the match interactively (next, back, "
+                   "step K, deal N)")
+    p.add_argument("--seat", type=int, default=None, help="show the table as this seat (0-based) saw it")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("verify", help="prove or refute the properties of a rule file")

@@ -54,28 +54,27 @@ def var_text(state, v, player: int | None) -> str:
 
 def seat_label(p: int, player: int | None) -> str:
     """'you' for ``player``'s own seat, else 'seat P' (both 0-based)."""
-    return "you" if p == player else f"seat {p}"
+    from .table_ui import seat_label as label
+    return label(p, player)
 
 
 def side_label(game, k: int, player: int | None) -> str:
     """Side ``k`` (0-based, in the order of ``sides``) by its players: 'you & seat 2'."""
-    members = game.ir.sides[k]
-    return " & ".join(seat_label(p, player) for p in sorted(members, key=lambda p: (p != player, p)))
+    from .table_ui import side_label as label
+    from .terminal import table_of
+    return label(table_of(game), k, player)
 
 
 def labelled_value(state, v, player: int | None, values=None) -> str:
     """``name value`` for a person: a per-player variable by seat ('points you 2, seat 1 ?'), a per-side one by
-    side ('held you & seat 2 ?, seat 1 & seat 3 ?'); an entry ``player`` does not see is '?'.  ``values``
-    (default: the variable's value in ``state``) lets a caller label other figures (a deal's gains)."""
-    g = state.game
-    val = state.vars[v.name] if values is None else values
-    sides = g.ir.sides
-    if isinstance(val, list):
-        label = (lambda k: side_label(g, k, player)) if v.per == "side" else (lambda k: seat_label(k, player))
-        return f"{v.name} " + ", ".join(
-            f"{label(k)} {g.value_str(x, v.type) if player is None or v.seen_by(player, k, sides) else '?'}"
-            for k, x in enumerate(val))
-    return f"{v.name} {g.value_str(val, v.type) if player is None or v.seen_by(player, None, sides) else '?'}"
+    side ('held you & seat 2 ?, seat 1 & seat 3 ?'); an entry ``player`` does not see is '?'.  ``v`` is an
+    ``ir.Var``; ``values`` (default: the variable's value in ``state``) lets a caller label other figures (a
+    deal's gains)."""
+    from .table_ui import labelled_value as label
+    from .terminal import table_of
+    t = table_of(state.game)
+    var = next(x for x in t.variables if x.name == v.name)
+    return label(t, var, state.vars[v.name] if values is None else values, player)
 
 
 def _vars(state, player: int | None = None) -> list[str]:
@@ -182,59 +181,11 @@ def table_string(state, player: int) -> str:
     """The table as ``player`` (0-based) sees it, for a person at the terminal (``atout play``).
 
     The same information as :func:`observation_string` (visible zones in full, hidden ones by size,
-    public variables), laid out for reading: the score first, the trump suit, your zones, the trick on
-    the table with who played what, the tricks won, then everything else.
+    variables as their visibility allows), laid out for reading: the score first, the trump suit, your zones,
+    the trick on the table with who played what, the tricks won, then the variables the phase reads.  The
+    layout is :func:`.table_ui.table_text`, which the exported module shares.
     """
-    from .game import SUIT_SYMBOLS
-    g = state.game
-    you = lambda p: "you" if p == player else f"seat {p}"  # noqa: E731
-    lines = []
-    mover = state.player_to_move() if not state.terminal and not state.pending else state.actor
-    who = "match over" if state.terminal else ("you to act" if mover == player else f"seat {mover} to act")
-    if not state.terminal and mover != state.actor and state.actor >= 0:
-        who += f" (for {you(state.actor)}, the dummy)"
-    lines.append(f"── deal {state.deal_number + 1} · dealer: {you(state.dealer)} · you are seat {player} · "
-                 f"{state.phase or '-'} · {who} ──")
-    score_vars = [v for v in g.ir.vars if v.scope == "match" and v.per == "player" and v.type.kind == "int"]
-    for v in score_vars:
-        vals = state.vars[v.name]
-        lines.append(f"{v.name}: " + ", ".join(
-            f"{you(p)} {vals[p] if v.seen_by(player, p) else '?'}" for p in range(g.players)))
-    trump = trump_suit(state)
-    if trump >= 0:
-        suit = g.deck.suits[trump]
-        lines.append(f"trumps: {suit} {SUIT_SYMBOLS.get(suit, '')}".rstrip())
-    hidden = []
-    for i, slot in enumerate(g.zone_slots):
-        if slot.name == "trick":
-            continue
-        z = state.zones[i]
-        if slot.owner is None:
-            label = slot.name
-        elif slot.name == "taken":     # the built-in zone of the tricks won: its size counts cards, not tricks
-            label = "cards you took" if slot.owner == player else f"cards seat {slot.owner} took"
-        else:
-            label = f"your {slot.name}" if slot.owner == player else f"seat {slot.owner}'s {slot.name}"
-        if visible(state, i, player):
-            if z or slot.owner == player:
-                lines.append(f"{label}: {_cards(state, z) if z else '-'}")
-        else:
-            hidden.append(f"{label} {len(z)}")
-    if state.trick_cards:
-        played = ", ".join(f"{you(p)} {g.card_str(c)}" for p, c in state.trick_cards)
-        lines.append(f"on the table, trick {state.trick_number}: {played}")
-    if g.phases.get(state.phase) is not None and g.phases[state.phase].kind == "trick":
-        lines.append("tricks won: " + ", ".join(f"{you(p)} {n}" for p, n in enumerate(state.tricks_won)))
-    if hidden:
-        lines.append("face down (cards): " + ", ".join(hidden))
-    ph = g.phases.get(state.phase)
-    shown = None   # in a trick phase, what the play reads (the contract, the declarer), not the auction's state
-    if ph is not None and ph.kind == "trick":
-        shown = trick_phase_reads(g, state.phase)
-        if isinstance(ph.trick.trump, ir.VarRef):
-            shown.discard(ph.trick.trump.name)          # the trumps line says it
-    others = [labelled_value(state, v, player) for v in g.ir.vars
-              if v not in score_vars and v.visibility != "hidden" and (shown is None or v.name in shown)]
-    if others:
-        lines.append("state: " + "; ".join(others))
-    return "\n".join(lines)
+    from .table_ui import table_text
+    from .terminal import table_of
+    t = table_of(state.game)
+    return table_text(t, t.view(state), player)

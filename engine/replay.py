@@ -83,39 +83,74 @@ def _malformed(rec: dict) -> str:
     return ""
 
 
-def replay(game: Game, rec: dict, show=None):
-    """Apply every step of ``rec``; ``show(state, step, text)`` is called after each. Returns the final state.
+def zone_phrase(game: Game, slot_index: int, seat: int | None = None) -> str:
+    """A zone slot for a reader: 'seat 1's hand', 'your hand', 'the stock'."""
+    slot = game.zone_slots[slot_index]
+    if slot.owner is None:
+        return f"the {slot.name}"
+    return f"your {slot.name}" if slot.owner == seat else f"seat {slot.owner}'s {slot.name}"
 
-    Raises ReplayError when a step is illegal or its text differs from the engine's.
+
+def narrate(state, action: int) -> str:
+    """What ``action`` does in ``state`` (before it is applied), for a reader of a replay: the action's text, and
+    for a card drawn by chance where it goes ('deal 10♥ to seat 1's hand')."""
+    text = state.action_to_string(action)
+    if state.is_chance_node() and state.pending and isinstance(state.pending[0][1], int) \
+            and state.pending[0][0] >= 0:
+        return f"{text} to {zone_phrase(state.game, state.pending[0][1])}"
+    return text
+
+
+def replay(game: Game, rec: dict, show=None):
+    """Apply every step of ``rec``; ``show(state, step, text, before)`` is called after each, with ``text`` the
+    step narrated (:func:`narrate`) and ``before`` a summary of the state before it (for trick and deal
+    reports: the trick on the table, the tricks won, the number of deals). Returns the final state.
+
+    Raises ReplayError when a step is illegal, its text differs from the engine's, or the record's returns or
+    deal summaries differ from the engine's; MalformedRecord for a malformed step.
     """
     if rec.get("game") != game.name:
         raise ReplayError(f"the record is of game '{rec.get('game')}', the rule file of '{game.name}'")
     state = game.new_initial_state()
     for k, step in enumerate(rec["steps"]):
-        try:
-            action = int(step["action"])
-            player = int(step.get("player", state.current_player()))
-        except (KeyError, TypeError, ValueError):
-            raise MalformedRecord(f"step {k + 1}: malformed step {step!r}") from None
-        if state.is_terminal():
-            raise ReplayError(f"step {k + 1}: the match is over after step {k}, but the record goes on")
-        legal = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
-        if player != state.current_player():
-            raise ReplayError(f"step {k + 1}: the record says seat {player} acts, the engine says "
-                              f"{state.current_player()}")
-        if action not in legal:
-            what = "chance outcome" if state.is_chance_node() else f"action of seat {player}"
-            raise ReplayError(f"step {k + 1}: {action} is not a legal {what} here (legal: "
-                              f"{', '.join(map(str, sorted(legal)[:12]))}{', ...' if len(legal) > 12 else ''})")
-        text = state.action_to_string(action)
-        if "text" in step and step["text"] != text:
-            raise ReplayError(f"step {k + 1}: the record says '{step['text']}', the engine '{text}'")
-        try:
-            state.apply_action(action)
-        except IllegalActionError as exc:
-            raise ReplayError(f"step {k + 1}: {exc}") from None
+        narrated, before = _step(state, k, step)
         if show is not None:
-            show(state, step, text)
+            show(state, step, narrated, before)
+    _check_end(state, rec)
+    return state
+
+
+def _step(state, k: int, step: dict):
+    """Apply step ``k`` (0-based) of a record to ``state`` after checking it; returns (the step narrated, the
+    summary of the state before it: trick on the table, tricks won, deals played, seat whose card it is)."""
+    try:
+        action = int(step["action"])
+        player = int(step.get("player", state.current_player()))
+    except (KeyError, TypeError, ValueError):
+        raise MalformedRecord(f"step {k + 1}: malformed step {step!r}") from None
+    if state.is_terminal():
+        raise ReplayError(f"step {k + 1}: the match is over after step {k}, but the record goes on")
+    legal = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+    if player != state.current_player():
+        raise ReplayError(f"step {k + 1}: the record says seat {player} acts, the engine says "
+                          f"{state.current_player()}")
+    if action not in legal:
+        what = "chance outcome" if state.is_chance_node() else f"action of seat {player}"
+        raise ReplayError(f"step {k + 1}: {action} is not a legal {what} here (legal: "
+                          f"{', '.join(map(str, sorted(legal)[:12]))}{', ...' if len(legal) > 12 else ''})")
+    text = state.action_to_string(action)
+    if "text" in step and step["text"] != text:
+        raise ReplayError(f"step {k + 1}: the record says '{step['text']}', the engine '{text}'")
+    narrated = narrate(state, action)
+    before = (list(state.trick_cards), list(state.tricks_won), len(state.deal_log), state.actor)
+    try:
+        state.apply_action(action)
+    except IllegalActionError as exc:
+        raise ReplayError(f"step {k + 1}: {exc}") from None
+    return narrated, before
+
+
+def _check_end(state, rec: dict) -> None:
     if "returns" in rec:     # a record of a whole match (simulate --record): it ends where the match does
         if not state.is_terminal():
             raise ReplayError(f"the record stops after step {len(rec['steps'])}, before the end of the match")
@@ -132,11 +167,157 @@ def replay(game: Game, rec: dict, show=None):
         if len(rec["deals"]) != len(engine_deals):
             raise ReplayError(f"the record summarises {len(rec['deals'])} deals, the engine played "
                               f"{len(engine_deals)}")
-    return state
 
 
-def replay_file(game: Game, path: str, match: int | None = None, quiet: bool = False) -> int:
-    """CLI entry: replay the records of ``path`` (one match or all), printing each step unless quiet."""
+def step_report(state, step: dict, text: str, before, seat: int | None = None) -> list[str]:
+    """The lines a replay prints for one step: who did what, then the trick it completed (who played what,
+    who took it) and the deal it ended (tricks, what each seat or side gained), as ``atout play`` says them."""
+    from .terminal import deal_gains, seat_label
+    g = state.game
+    p = step.get("player", 0)
+    who = "chance" if p < 0 else seat_label(p, seat)
+    lines = [f"  {len(state.history):4d}  {who:>7}: {text}"]
+    trick_before, tricks_before, deals_before, actor = before
+    if trick_before and not state.trick_cards and p >= 0 and state.history[-1] < g.num_cards:
+        cards = trick_before + [(actor, state.history[-1])]
+        after = state.tricks_won if len(state.deal_log) == deals_before else state.deal_log[deals_before].get("tricks")
+        winner = next((q for q in range(g.players) if after and after[q] > tricks_before[q]), None)
+        played = ", ".join(f"{seat_label(q, seat)} {g.card_str(c)}" for q, c in cards)
+        took = "" if winner is None else f" -> {seat_label(winner, seat)} {'take' if winner == seat else 'takes'} it"
+        lines.append(f"              trick: {played}{took}")
+    for n in range(deals_before, len(state.deal_log)):
+        d = state.deal_log[n]
+        tricks = d.get("tricks")
+        gained = deal_gains(state, d, seat)
+        lines.append(f"        -- deal {n + 1} over: "
+                     + (f"tricks {', '.join(f'{seat_label(q, seat)} {t}' for q, t in enumerate(tricks))}; "
+                        if tricks and any(tricks) else "")
+                     + (f"gained: {gained}" if gained else "no score"))
+    return lines
+
+
+class Stepper:
+    """A record played back step by step (``atout replay --step``): forward, back, jump to a step or a deal.
+
+    The whole record is checked first (as :func:`replay` does: a bad record raises ReplayError before any
+    stepping).  Positions are step counts: position ``k`` is the state after the first ``k`` steps (0: the
+    start of the match); deals are numbered from 1.  ``seat`` (0-based) shows the table as that seat saw
+    it; None shows everything (a record is full information).
+    """
+
+    CHECKPOINT = 64     # a clone every so many steps: going back replays at most that many
+
+    def __init__(self, game: Game, rec: dict, seat: int | None = None):
+        self.game, self.rec, self.seat = game, rec, seat
+        self.reports: list[list[str]] = []
+        self.deal_starts = [0]          # position at which each deal starts (deal 1 at 0)
+        self._checkpoints = {0: game.new_initial_state()}
+        state = game.new_initial_state()
+
+        def show(st, step, text, before):
+            self.reports.append(step_report(st, step, text, before, seat))
+            if len(st.deal_log) > before[2]:
+                self.deal_starts.append(len(self.reports))
+            if len(self.reports) % self.CHECKPOINT == 0:
+                self._checkpoints[len(self.reports)] = st.clone()
+        state = replay(game, rec, show)
+        self.final = state
+        self.length = len(rec["steps"])
+        if self.deal_starts[-1] >= self.length and len(self.deal_starts) > 1 and state.is_terminal():
+            self.deal_starts.pop()      # the match ended with the last deal: no deal starts after it
+
+    def state_at(self, k: int):
+        """The engine state after the first ``k`` steps (0 <= k <= length)."""
+        k = max(0, min(k, self.length))
+        base = max(c for c in self._checkpoints if c <= k)
+        state = self._checkpoints[base].clone()
+        for i in range(base, k):
+            _step(state, i, self.rec["steps"][i])
+        return state
+
+    def screen(self, k: int) -> str:
+        """What the stepper shows at position ``k``: the step just taken (and the trick or deal it ended), then
+        the table."""
+        from .observe import full_string, table_string
+        state = self.state_at(k)
+        head = self.reports[k - 1] if k > 0 else ["  start of the match"]
+        table = full_string(state) if self.seat is None else table_string(state, self.seat)
+        return "\n".join(head + ["", table])
+
+    def target(self, command: str, k: int) -> int | None | str:
+        """The position a stepper command moves to from ``k``; 'quit'; a message (a str starting with '!') for a
+        command it does not know.  Commands: Enter or n [N] (forward), b [N] (back), step K, deal N, end."""
+        words = command.strip().lower().split()
+        if not words or words[0] in ("n", "next", "+"):
+            n = int(words[1]) if len(words) > 1 and words[1].isdigit() else 1
+            return min(self.length, k + n)
+        if words[0] in ("q", "quit", "exit"):
+            return "quit"
+        if words[0] in ("b", "back", "-"):
+            n = int(words[1]) if len(words) > 1 and words[1].isdigit() else 1
+            return max(0, k - n)
+        if words[0] == "end":
+            return self.length
+        if words[0] == "start":
+            return 0
+        if words[0] == "step" and len(words) == 2 and words[1].isdigit() or (len(words) == 1 and words[0].isdigit()):
+            n = int(words[-1])
+            if not 0 <= n <= self.length:
+                return f"! step {n}: the record has steps 0..{self.length}"
+            return n
+        if words[0] == "deal" and len(words) == 2 and words[1].isdigit():
+            n = int(words[1])
+            if not 1 <= n <= len(self.deal_starts):
+                return f"! deal {n}: the record has deals 1..{len(self.deal_starts)}"
+            return self.deal_starts[n - 1]
+        return f"! '{command.strip()}' is not a command: " + STEPPER_HELP
+
+
+STEPPER_HELP = ("Enter or 'n' next step, 'n 10' ten steps, 'b' back, 'b 10', 'step K' (or just K) to step K, "
+                "'deal N' to the start of deal N, 'start', 'end', 'q' to quit")
+
+
+def step_through(stepper: Stepper, input_fn=input, out=None) -> int:
+    """Run the interactive stepper; returns 0.  ``input_fn(prompt)`` reads a command (EOFError quits)."""
+    import sys
+    out = out or sys.stdout
+    k = 0
+    print(f"== match {stepper.rec.get('match', '?')} of {stepper.rec.get('game')}: {stepper.length} steps, "
+          f"{len(stepper.deal_starts)} deals; {STEPPER_HELP}", file=out)
+    print(stepper.screen(k), file=out, flush=True)
+    while True:
+        try:
+            command = input_fn(f"step {k}/{stepper.length}> ")
+        except (EOFError, OSError, RuntimeError):
+            print("", file=out)
+            return 0
+        if command.strip().lower() in ("help", "?", "h"):
+            print(STEPPER_HELP, file=out, flush=True)
+            continue
+        to = stepper.target(command, k)
+        if to == "quit":
+            return 0
+        if isinstance(to, str):
+            print(to[2:], file=out, flush=True)
+            continue
+        if to == k:
+            print("(the end of the record)" if k == stepper.length else "(the start of the match)", file=out,
+                  flush=True)
+            continue
+        k = to
+        print(stepper.screen(k), file=out, flush=True)
+
+
+def replay_file(game: Game, path: str, match: int | None = None, quiet: bool = False, step: bool = False,
+                seat: int | None = None, input_fn=input) -> int:
+    """CLI entry (``atout replay``): check the records of ``path`` (one match or all) against the engine.
+
+    Prints each step narrated (who did what, where a dealt card went, who took each trick, what each deal
+    gave) unless ``quiet`` (then nothing on success); ``step`` opens the interactive stepper on the match
+    (``--match K``, default the first); ``seat`` (0-based) shows the table as that seat saw it.  Returns the
+    exit status: 0 the records agree with the engine, 1 they disagree, 2 not a record file (the message
+    on stderr).
+    """
     import sys
     try:
         records = read_records(path)
@@ -144,22 +325,21 @@ def replay_file(game: Game, path: str, match: int | None = None, quiet: bool = F
             if not 0 <= match < len(records):
                 raise MalformedRecord(f"--match {match}: the file holds matches 0..{len(records) - 1}")
             records = [records[match]]
+        if seat is not None and not 0 <= seat < game.players:
+            raise MalformedRecord(f"--seat {seat}: the game has seats 0..{game.players - 1}")
+        if step:
+            return step_through(Stepper(game, records[0], seat), input_fn)
         for rec in records:
-            print(f"== match {rec.get('match', '?')} of {rec.get('game')} (seed {rec.get('seed')})")
-            last_deal = [0]
+            if not quiet:
+                print(f"== match {rec.get('match', '?')} of {rec.get('game')} (seed {rec.get('seed')})")
 
-            def show(state, step, text):
-                if quiet:
-                    return
-                who = "chance" if step.get("player", 0) < 0 else f"seat {step['player']}"
-                print(f"  {len(state.history):4d}  {who:>7}: {text}")
-                if len(state.deal_log) > last_deal[0]:
-                    last_deal[0] = len(state.deal_log)
-                    d = state.deal_log[-1]
-                    print(f"        -- deal {last_deal[0]} over: points {d['points']}")
+            def show(state, st, text, before):
+                if not quiet:
+                    print("\n".join(step_report(state, st, text, before, seat)))
             final = replay(game, rec, show)
             status = f"returns {final.returns()}" if final.is_terminal() else "(not finished)"
-            print(f"== replayed {len(rec['steps'])} steps: {status}")
+            if not quiet:
+                print(f"== replayed {len(rec['steps'])} steps: {status}")
     except ReplayError as exc:
         print(f"atout: replay error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, MalformedRecord) else 1

@@ -937,11 +937,18 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
     def match_code(self) -> str:
         m = self.g.match
         start = self.phase_index[m.start]
+        snap = [i for i, v in enumerate(self.g.vars) if v.scope == "match" and v.per is not None
+                and v.type.kind == "int"]
         return "\n".join([
+            "SNAP_NAMES = %r" % (tuple(self.g.vars[i].name for i in snap),),
+            "def _snap(s):",
+            "    return (%s)" % "".join(f"s.v{i}[:], " for i in snap),
+            "",
             self.var_init("match"),
             self.var_init("deal"),
             "def _start_deal(s):",
             "    _init_deal_vars(s)",
+            "    s.ds = _snap(s)",
             f"    s.tw = [0] * {self.N}",
             "    s.tc = []",
             "    s.trick_number = 0",
@@ -951,6 +958,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             f"    return _enter_{start}(s)",
             "",
             "def _end_deal(s):",
+            "    s.last_deal = (s.deal_number, s.tw, s.ds, _snap(s))",
             "    s.deal_number += 1",
             f"    if {self.ends()}:",
             "        return _finish(s)",
@@ -1037,6 +1045,24 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         ]
         return out
 
+    def table_constants(self) -> str:
+        """What the terminal table (engine/table_ui.py) needs of the game, computed by the engine's own adapter
+        (one source for both front ends)."""
+        from atout.engine.terminal import EngineTable
+        t = EngineTable(self.E)
+        g = self.g
+        tricks = [p.name for p in g.phases if p.kind == "trick"]
+        return "\n".join([
+            f"UI_VARIABLES = {tuple(tuple(v) for v in t.variables)!r}",
+            f"UI_ZONE_SLOTS = {t.zone_slots!r}",
+            f"UI_TRICK_READS = {dict((n, tuple(sorted(t.trick_reads(n)))) for n in tricks)!r}",
+            f"UI_TRUMP_VAR = {dict((n, t.trump_var(n)) for n in tricks)!r}",
+            f"UI_HAS_TRUMPS = {dict((n, t.has_trumps(n)) for n in tricks)!r}",
+            f"UI_ACTION_NAMES = {tuple(t.action_names(a) for a in range(t.num_cards, t.num_actions))!r}",
+            f"UI_FIRST_PHASE = {t.first_phase!r}",
+            f"UI_ORDER = ({''.join(f'_order_{k}, ' if p.kind == 'trick' else 'None, ' for k, p in enumerate(g.phases))})",
+        ])
+
     # -- the module ---------------------------------------------------------------------------------
     def module(self, extra: str = "") -> str:
         self.phase_code()
@@ -1077,6 +1103,9 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             _STATE.replace("@VARSLOTS@", repr(tuple(var_slots)))
                   .replace("@COPYVARS@", "\n".join(copy_vars) or "        pass"),
             *([extra] if extra else []),
+            self.table_constants(),
+            _MODULE_TABLE,
+            "_TABLE_UI = r\'\'\'" + _table_ui_source() + "\'\'\'",
             _PLAY,
         ]
         return "\n\n\n".join(parts) + "\n"
@@ -1293,7 +1322,7 @@ _STATE = '''class State:
 
     __slots__ = ('game', 'cur', 'terminal', 'z', 'dealer', 'deal_number', 'actor', 'phase', 'history', 'log',
                  'revealed', 'tw', 'tc', 'trick_leader', 'trick_number', 'last_winner', 'sel', 'loc',
-                 'pending', 'resume', '_lc', 'dirty') + @VARSLOTS@
+                 'pending', 'resume', '_lc', 'dirty', 'ds', 'last_deal') + @VARSLOTS@
 
     def __init__(self, game=None):
         self.game = game
@@ -1318,6 +1347,8 @@ _STATE = '''class State:
         self.resume = -1
         self._lc = None
         self.dirty = False
+        self.ds = ()            # the match scores when the deal began (_snap), for the table's deal reports
+        self.last_deal = None   # (deal index, tricks won, ds, scores at its end) of the last deal finished
         _init_match_vars(self)
         if DEALER_BY_CHANCE:
             _init_deal_vars(self)  # (so that the opening chance node can be observed; set again by the deal)
@@ -1508,6 +1539,8 @@ _STATE = '''class State:
         n.resume = self.resume
         n._lc = None
         n.dirty = self.dirty
+        n.ds = self.ds
+        n.last_deal = self.last_deal
 @COPYVARS@
         return n
 
@@ -1598,64 +1631,117 @@ class Game:
     def card_str(self, card):
         return CARD_STR[card] if card >= 0 else "none"'''
 
-_PLAY = '''def play(seat=0, seed=None, input_fn=input, out=None):
-    """Play a match at the terminal as ``seat`` against random bots; returns 0."""
-    out = out or sys.stdout
+def _table_ui_source() -> str:
+    """The text of engine/table_ui.py, which the module embeds verbatim (the one terminal table)."""
+    import os
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "table_ui.py")
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    assert "\'\'\'" not in text, "engine/table_ui.py must not contain triple single quotes (it is embedded raw)"
+    return text
 
-    def say(*a):
-        print(*a, file=out, flush=True)
 
-    rng = random.Random(seed)
-    state = Game().new_initial_state()
-    say("%s: you are seat %d; the other seats are random bots. Type 'quit' to leave." % (TITLE, seat))
-    while not state.is_terminal():
-        if state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
-            continue
-        p = state.current_player()
-        legal = state.legal_actions()
-        if p != seat:
-            a = rng.choice(legal)
-            text = state.action_to_string(a)
-            state.apply_action(a)
-            if not state.log[-1][2]:
-                text = text.split(" ")[0] + " a card"
-            say("seat %d: %s" % (p, text))
-            continue
-        say("")
-        say(state.observation_string(seat))
-        for i, a in enumerate(legal, 1):
-            say("  %2d. %s" % (i, state.action_to_string(a)))
-        while True:
+_MODULE_TABLE = '''class ModuleTable:
+    """This module's adapter to the terminal table (the contract is in the embedded _TABLE_UI's docstring)."""
+
+    def __init__(self, ui):
+        self.ui = ui
+        self.title = TITLE
+        self.players = NUM_PLAYERS
+        self.sides = SIDE_MEMBERS
+        self.num_cards = NUM_CARDS
+        self.num_actions = NUM_DISTINCT_ACTIONS
+        self.suit_names = SUITS
+        self.zone_slots = UI_ZONE_SLOTS
+        self.variables = tuple(ui["Variable"](*v) for v in UI_VARIABLES)
+        self.first_phase = UI_FIRST_PHASE
+        self.has_trick_phase = bool(UI_TRICK_READS)
+        self._index = {name: i for i, name in enumerate(VAR_NAMES)}
+
+    def card_str(self, c):
+        return CARD_STR[c]
+
+    def card_parts(self, c):
+        return RANKS[c % NRANKS], SUITS[c // NRANKS]
+
+    def phase_kind(self, name):
+        if name is None or name not in PHASE_NAMES:
+            return None
+        return "trick" if name in UI_TRICK_READS else "other"
+
+    def trick_reads(self, name):
+        return frozenset(UI_TRICK_READS.get(name, ()))
+
+    def trump_var(self, name):
+        return UI_TRUMP_VAR.get(name)
+
+    def has_trumps(self, name):
+        return UI_HAS_TRUMPS.get(name, False)
+
+    def action_names(self, a):
+        return UI_ACTION_NAMES[a - NUM_CARDS]
+
+    def view(self, s):
+        phase = PHASE_NAMES[s.phase] if s.phase >= 0 else None
+        mover = s.cur if s.cur >= 0 else s.actor
+        values = {}
+        for i, name in enumerate(VAR_NAMES):
+            x = getattr(s, "v%d" % i)
+            values[name] = list(x) if isinstance(x, list) else x
+        return self.ui["View"](s.deal_number, s.dealer, phase, mover, s.actor, s.terminal, s.cur == CHANCE,
+                               [list(z) for z in s.z], set(s.revealed), list(s.tc), s.trick_number, list(s.tw),
+                               values, self._trump(s))
+
+    def _trump(self, s):
+        order = [s.phase] if s.phase >= 0 and UI_ORDER[s.phase] is not None else []
+        order += [k for k, f in enumerate(UI_ORDER) if f is not None and k not in order]
+        for k in order:
             try:
-                text = input_fn("seat %d> " % seat).strip().lower()
-            except EOFError:
-                say("\\nbye (the match was left unfinished)")
-                return 0
-            if text in ("quit", "exit", "q"):
-                say("bye (the match was left unfinished)")
-                return 0
-            choice = None
-            if text.isdigit() and 1 <= int(text) <= len(legal):
-                choice = legal[int(text) - 1]
-            else:
-                matches = [a for a in legal if state.action_to_string(a).lower() == text] or \\
-                          [a for a in legal if text and state.action_to_string(a).lower().startswith(text)]
-                if len(matches) == 1:
-                    choice = matches[0]
-            if choice is None:
-                say("  refused: answer with a number from 1 to %d or the text of an action" % len(legal))
-                continue
-            break
-        say("you: " + state.action_to_string(choice))
-        state.apply_action(choice)
-    say("")
-    say("== match over")
-    say(str(state))
-    r = state.returns()
-    say("returns: " + ", ".join("seat %d: %g" % (p, x) for p, x in enumerate(r)))
-    return 0
+                t = UI_ORDER[k](s)[0]
+            except Exception:   # e.g. a trump read from a zone that is still empty
+                return -1
+            return t if 0 <= t < len(SUITS) else -1
+        return -1
+
+    def value_str(self, v, value):
+        return _value_str(self._index[v.name], value)
+
+    def pending_destination(self, s):
+        if s.cur == CHANCE and s.pending and s.pending[-1][0] >= 0 and isinstance(s.pending[-1][1], int):
+            return s.pending[-1][1]
+        return None
+
+    def last_public(self, s):
+        return bool(s.log[-1][2]) if s.log else True
+
+    def selecting(self, s):
+        return s.sel is not None
+
+    def decision_actions(self, s):
+        legal = s.legal_actions()
+        if not legal:
+            raise IllegalActionError("seat %d has no legal action: every action's condition is false" % s.actor)
+        return legal
+
+    def finished_deal(self, s, within=False):
+        if within or s.last_deal is None:         # the match ended within the deal in progress
+            tricks, start, end = s.tw, s.ds, _snap(s)
+        else:
+            _, tricks, start, end = s.last_deal
+        return list(tricks), {n: [a - b for a, b in zip(x, y)] for n, x, y in zip(SNAP_NAMES, end, start)}
+
+    def why_not(self, s, a, legal):
+        return None'''
+
+
+_PLAY = '''def play(seat=0, seed=None, input_fn=input, out=None):
+    """Play a match at the terminal as ``seat`` (0-based) against random bots; returns 0.  The table is Atout's
+    own (``atout play``'s), embedded as _TABLE_UI: the same layout, the same way of reading a move."""
+    ui = {"__name__": "atout_table_ui"}
+    exec(compile(_TABLE_UI, "atout_table_ui", "exec"), ui)
+    rng = random.Random(seed)
+    bots = {p: ui["random_bot"](random.Random(rng.randrange(2 ** 32))) for p in range(NUM_PLAYERS) if p != seat}
+    return ui["play_match"](ModuleTable(ui), Game().new_initial_state(), seat, bots, "random", rng, input_fn, out)
 
 
 def main(argv=None):

@@ -11,7 +11,9 @@ import sys
 
 import pytest
 
-from _agreement import SHIPPED, export_python, load_module, play_side_by_side
+from _agreement import ROOT, SHIPPED, export_python, load_module, play_side_by_side
+from atout.engine import load
+from atout.engine.terminal import play_terminal
 
 STDLIB = set(sys.stdlib_module_names)
 
@@ -71,22 +73,30 @@ def test_module_is_specialised_not_an_interpreter(tmp_path):
     assert "((s.v2 < 7) or (not True))" in text
 
 
-@pytest.mark.parametrize("stem", ["euchre", "solo_whist"])
-def test_terminal_play_against_random_bots(tmp_path, stem):
-    """`python OUT.py` lets a person play: feed it answers on stdin until the match ends."""
+@pytest.mark.parametrize("stem", ["euchre", "solo_whist", "ecarte", "whist"])
+def test_terminal_play_is_atout_plays_own_table(tmp_path, stem):
+    """`python OUT.py` runs the table of `atout play` (engine/table_ui.py, embedded verbatim): fed the same
+    answers, with random opponents and the same seed, the module prints exactly what the engine prints, refusals,
+    trick and deal reports included, to the end of the match."""
     rule_file = next(p for p in SHIPPED if p.stem == stem)
     mod = export_python(rule_file, tmp_path, f"play_{stem}")
-    answers = itertools.chain(["hello", "99"], itertools.repeat("1"))
-    out = io.StringIO()
-    assert mod.play(seat=2, seed=5, input_fn=lambda prompt: next(answers), out=out) == 0
-    text = out.getvalue()
+    ui_source = (ROOT / "engine" / "table_ui.py").read_text(encoding="utf-8")
+    assert mod._TABLE_UI == ui_source
+    transcripts = []
+    for play in (lambda i, o: mod.play(seat=1, seed=5, input_fn=i, out=o),
+                 lambda i, o: play_terminal(load(str(rule_file)), 1, "random", 5, i, o)):
+        answers = itertools.chain(["hello", "99", "10h 7h", "help", "show"], itertools.repeat("1"))
+        out = io.StringIO()
+        assert play(lambda prompt: next(answers), out) == 0
+        transcripts.append(out.getvalue())
+    module_text, engine_text = transcripts
+    assert module_text == engine_text
+    text = module_text
     assert "refused" in text and "== match over" in text and "returns: seat 0:" in text
+    assert "   trick: " in text and "-- deal 1 over" in text
     if stem == "solo_whist":
-        # the whole match: 16 deals, the auction and the play of each; the turn-up is on view during trick 1 only
-        assert "| deal 16 |" in text and "phase auction | seat 2 to act" in text and "phase play" in text
-        views = text.split("\n\n")
-        assert all("turnup=none" in v for v in views if "\ntrick 2: " in v)
-        assert all("turnup=none" not in v for v in views if "\ntrick 1: " in v)
+        # the whole match: 16 deals, the auction and the play of each
+        assert "-- deal 16 over" in text and "-- play begins: " in text
     # and as a script, quitting at once
     run = subprocess.run([sys.executable, mod.__file__, "--seat", "1", "--seed", "3"], input="quit\n",
                          capture_output=True, text=True, timeout=60)
