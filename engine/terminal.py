@@ -111,6 +111,18 @@ class EngineTable:
         name = state.action_to_string(a)
         slot = g.slot(a)
         ph = next((p for p in g.ir.phases if p.name == state.phase), None)
+        if a == g.done_action and ph is not None:      # 'done' before the fewest cards a choice takes
+            k, lo = 0, None
+            if state.selecting is not None:
+                _, k, lo, _ = state.selecting
+            else:
+                act = next((x for x in ph.actions if x.param is not None and x.param.kind == "choose"), None)
+                try:
+                    lo = state.ev(act.param.low, {}) if act is not None else None
+                except Exception:      # a bound that cannot be read here: say it without the number
+                    lo = None
+            least = f"at least {lo} card{'s' if lo != 1 else ''}" if lo is not None else "more cards"
+            return f"'done' is not allowed yet: choose {least} first ({k} chosen so far)"
         act = next((x for x in ph.actions if x.name == slot.name), None) if ph is not None else None
         if act is None:
             return f"'{name}' belongs to another phase (now: {state.phase})"

@@ -511,6 +511,8 @@ def test_play_takes_exactly_one_action_per_line_and_refuses_ambiguity():
     act(s, "propose")
     act(s, "accept")
     legal = s.legal_actions()      # the non-dealer discards: cards of his hand
+    a, why = parse_choice(g, s, "done", legal)        # source text: each discards at least one card
+    assert a is None and why == "'done' is not allowed yet: choose at least 1 card first (0 chosen so far)"
     a, why = parse_choice(g, s, "10s 7d", legal)
     assert a is None and "names 2 cards: one action per line" in why
     a, why = parse_choice(g, s, "banana 10s", legal)
