@@ -102,6 +102,9 @@ def cmd_simulate(args) -> int:
     from atout.engine.simulate import simulate
     if args.n < 1:
         raise UsageError("-n must be at least 1")
+    if args.jobs < 0:
+        raise UsageError(f"-j must be 0 (one process per CPU) or more, not {args.jobs}")
+    jobs = args.jobs or os.cpu_count() or 1
     game = _load(args.file)
     bots = args.bot or ["random"]
     record_fh = None
@@ -132,7 +135,7 @@ def cmd_simulate(args) -> int:
                 progress.advance(task)
 
             with _terminate_as_interrupt():
-                stats = simulate(game, args.n, args.seed, bots, on_match)
+                stats = simulate(game, args.n, args.seed, bots, on_match, jobs=jobs)
     except BaseException:
         if record_fh is not None:
             record_fh.close()
@@ -146,6 +149,7 @@ def cmd_simulate(args) -> int:
     out["game"] = game.name
     out["seed"] = args.seed
     out["bots"] = [bots[p % len(bots)] for p in range(game.players)]
+    out["jobs"] = jobs
     out["seconds"] = round(seconds, 3)
     out["matches_per_second"] = round(args.n / seconds, 1) if seconds > 0 else None
     if args.json:
@@ -199,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="bot for seat 0, then seat 1, ... (repeat; cycles; default random)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--record", metavar="FILE.jsonl", help="write one JSON line per match (docs/records.md)")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                   help="play the matches in N processes (0: one per CPU); results and records are those of "
+                        "a serial run")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("replay", help="replay a recorded match step by step")

@@ -15,6 +15,7 @@ docs/records.md) holds every step of the match in order::
 from __future__ import annotations
 
 import random
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -153,15 +154,72 @@ class Stats:
         }
 
 
-def simulate(game: Game, n: int, seed: int | None, bot_names: list[str], on_match=None) -> Stats:
-    """Play ``n`` matches; match ``i`` uses seed ``(seed, i)`` so any match can be replayed alone."""
+def _play_indexed(game: Game, i: int, seed: int | None, bot_names: list[str]) -> MatchResult:
+    """Match ``i`` of a run with ``seed``: its chance outcomes and its bots' seeds come from
+    ``random.Random(f"{seed}:{i}")`` alone, so it is the same match in any process, in any order."""
+    rng = random.Random(f"{seed}:{i}")
+    bots = [make_bot(bot_names[p % len(bot_names)], rng.randrange(2**32)) for p in range(game.players)]
+    return play_match(game, bots, rng)
+
+
+def simulate(game: Game, n: int, seed: int | None, bot_names: list[str], on_match=None, jobs: int = 1) -> Stats:
+    """Play ``n`` matches; match ``i`` uses seed ``(seed, i)`` so any match can be replayed alone.
+
+    ``jobs`` > 1 plays them in that many worker processes; the results are taken in match order, so the
+    statistics and ``on_match(i, result)`` calls (the records) are exactly those of a serial run.  A rule error
+    in a worker is raised here (with its message and location).
+    """
     stats = Stats(game.players, sides=game.ir.sides,
                   per={v.name: v.per for v in game.ir.vars if v.scope == "match" and v.per is not None})
-    for i in range(n):
-        rng = random.Random(f"{seed}:{i}")
-        bots = [make_bot(bot_names[p % len(bot_names)], rng.randrange(2**32)) for p in range(game.players)]
-        result = play_match(game, bots, rng)
+    results = _parallel(game, n, seed, bot_names, jobs) if jobs > 1 and n > 1 else \
+        (_play_indexed(game, i, seed, bot_names) for i in range(n))
+    for i, result in enumerate(results):
         stats.add(result)
         if on_match is not None:
             on_match(i, result)
     return stats
+
+
+#: Matches per task sent to a worker: large enough to amortise the transfer, small enough for a smooth
+#: progress bar and a bounded memory of results waiting to be taken in order.
+CHUNK = 16
+
+_WORKER: dict = {}
+
+
+def _worker_init(ir_game) -> None:
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)      # ctrl-C is the parent's to handle
+    _WORKER["game"] = Game(ir_game)
+
+
+def _worker_chunk(start: int, stop: int, seed, bot_names) -> list[MatchResult]:
+    game = _WORKER["game"]
+    return [_play_indexed(game, i, seed, bot_names) for i in range(start, stop)]
+
+
+def _parallel(game: Game, n: int, seed, bot_names: list[str], jobs: int):
+    """Yield the results of matches 0..n-1 in order, played by ``jobs`` processes, at most ``2 * jobs`` chunks
+    ahead of the consumer."""
+    import multiprocessing
+    from collections import deque
+    from concurrent.futures import ProcessPoolExecutor
+    ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
+                             initargs=(game.ir,)) as pool:
+        pending: deque = deque()
+        starts = iter(range(0, n, CHUNK))
+        try:
+            for start in starts:
+                pending.append(pool.submit(_worker_chunk, start, min(n, start + CHUNK), seed, bot_names))
+                if len(pending) >= 2 * jobs:
+                    break
+            while pending:
+                chunk = pending.popleft().result()
+                nxt = next(starts, None)
+                if nxt is not None:
+                    pending.append(pool.submit(_worker_chunk, nxt, min(n, nxt + CHUNK), seed, bot_names))
+                yield from chunk
+        finally:
+            for f in pending:
+                f.cancel()

@@ -252,12 +252,13 @@ override phase deal {{
 '''
 
 
-@pytest.mark.parametrize("bot", ["random", "greedy"])
-def test_a_player_with_no_legal_action_is_a_rule_error_in_simulate(capsys, tmp_path, bot):
+@pytest.mark.parametrize("bot, jobs", [("random", "1"), ("greedy", "1"), ("random", "2")])
+def test_a_player_with_no_legal_action_is_a_rule_error_in_simulate(capsys, tmp_path, bot, jobs):
     rules = tmp_path / "dead.atout"
     rules.write_text(DEAD_END)
-    code, _, err = run(capsys, "simulate", str(rules), "-n", "2", "--bot", bot)
-    assert code == 1 and "rule error: seat 1 has no legal action (phase 'ask'" in err
+    code, _, err = run(capsys, "simulate", str(rules), "-n", "2", "--bot", bot, "-j", jobs)
+    assert code == 1 and "rule error: seat 1 has no legal action (phase 'ask'" in err   # from a worker too
+    assert "Traceback" not in err
 
 
 def test_a_player_with_no_legal_action_is_a_rule_error_at_the_terminal(tmp_path):
