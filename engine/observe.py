@@ -189,3 +189,90 @@ def table_string(state, player: int) -> str:
     from .terminal import table_of
     t = table_of(state.game)
     return table_text(t, t.view(state), player)
+
+
+def var_encoding(g: ir.Game) -> list[tuple[str, int, int]]:
+    """How each variable is encoded in a tensor, in declaration order: (kind 'num' (one number) or 'onehot' (its
+    categories, ``none`` first), categories for onehot, copies (1, the players or the sides)).  Shared by
+    :func:`observation_tensor` and the OpenSpiel export."""
+    out = []
+    for v in g.vars:
+        t = v.type
+        copies = 1 if v.per is None else (g.players if v.per == "player" else max(1, len(g.sides)))
+        if t.kind == "player":
+            out.append(("onehot", g.players + 1, copies))
+        elif t.kind == "suit":
+            out.append(("onehot", len(g.deck.suits) + 1, copies))
+        elif t.kind == "rank":
+            out.append(("onehot", len(g.deck.ranks) + 1, copies))
+        elif t.kind == "card":
+            out.append(("onehot", g.deck.size + 1, copies))
+        elif t.kind == "enum":
+            n = next(len(e.values) for e in g.enums if e.name == t.enum)
+            out.append(("onehot", n + 1, copies))
+        else:
+            out.append(("num", 1, copies))
+    return out
+
+
+def observation_tensor_size(game) -> int:
+    """The length of :func:`observation_tensor` for ``game`` (an engine Game)."""
+    g = game.ir
+    nslot, nc, n = len(game.zone_slots), game.num_cards, game.players
+    return n + (n + 2) + n + (len(g.phases) + 1) + nslot * nc + nslot + n * nc + n + \
+        sum(k * c for _, k, c in var_encoding(g))
+
+
+def observation_tensor(state, player: int) -> list[float]:
+    """What ``player`` (0-based) sees, as numbers (for RL; PettingZoo's observation), in this order:
+    his seat (one-hot, players), the player to act (one-hot: seats, chance, terminal), the dealer (one-hot), the
+    phase (one-hot: none first, then the phases in rule-file order), each zone slot's cards when he sees them
+    (slots x cards, 0/1; an unseen zone is all 0), every zone's size, the trick (seat x card: who played which
+    card), the tricks won per seat, then each variable (:func:`var_encoding`; an entry he does not see is 0).
+    Raises ValueError for a seat that is not one."""
+    g = state.game
+    n, nc = g.players, g.num_cards
+    if not (isinstance(player, int) and 0 <= player < n):
+        raise ValueError(f"no seat {player!r}: the seats are 0..{n - 1}")
+    out = [0.0] * observation_tensor_size(g)
+    out[player] = 1.0
+    k = n
+    cur = state.current_player()
+    out[k + (cur if cur >= 0 else (n if cur == -1 else n + 1))] = 1.0
+    k += n + 2
+    if state.dealer >= 0:
+        out[k + state.dealer] = 1.0
+    k += n
+    names = [p.name for p in g.ir.phases]
+    out[k + (names.index(state.phase) + 1 if state.phase in names else 0)] = 1.0
+    k += len(names) + 1
+    nslot = len(g.zone_slots)
+    for i in range(nslot):
+        if visible(state, i, player):
+            for c in state.zones[i]:
+                out[k + i * nc + c] = 1.0
+    k += nslot * nc
+    for i in range(nslot):
+        out[k + i] = float(len(state.zones[i]))
+    k += nslot
+    for p, c in state.trick_cards:
+        out[k + p * nc + c] = 1.0
+    k += n * nc
+    for p in range(n):
+        out[k + p] = float(state.tricks_won[p])
+    k += n
+    sides = g.ir.sides
+    for v, (kind, cats, copies) in zip(g.ir.vars, var_encoding(g.ir)):
+        val = state.vars[v.name]
+        entries = val if isinstance(val, list) else [val]
+        for e, x in enumerate(entries):
+            seen = v.seen_by(player, e if isinstance(val, list) else None, sides)
+            if kind == "num":
+                if seen:
+                    out[k] = float(x)
+                k += 1
+            else:
+                if seen and -1 <= x < cats - 1:
+                    out[k + x + 1] = 1.0
+                k += cats
+    return out

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from atout.compiler import ir
 
+from atout.engine.observe import var_encoding
+
 from .analysis import default_cap, max_decisions, utility_bounds
 from .names import py_str, safe_identifier
 from .python_module import ExportError, generate
@@ -62,28 +64,6 @@ def _draws_by_chance(g: ir.Game) -> bool:
     return g.match.first_dealer_random or any(walk(b) for b in bodies)
 
 
-def _var_encoding(g: ir.Game) -> list[tuple[str, int, int]]:
-    """Per variable: (kind 'num' or 'onehot', categories for onehot, copies (1, players or sides))."""
-    out = []
-    for v in g.vars:
-        t = v.type
-        copies = 1 if v.per is None else (g.players if v.per == "player" else max(1, len(g.sides)))
-        if t.kind == "player":
-            out.append(("onehot", g.players + 1, copies))
-        elif t.kind == "suit":
-            out.append(("onehot", len(g.deck.suits) + 1, copies))
-        elif t.kind == "rank":
-            out.append(("onehot", len(g.deck.ranks) + 1, copies))
-        elif t.kind == "card":
-            out.append(("onehot", g.deck.size + 1, copies))
-        elif t.kind == "enum":
-            n = next(len(e.values) for e in g.enums if e.name == t.enum)
-            out.append(("onehot", n + 1, copies))
-        else:
-            out.append(("num", 1, copies))
-    return out
-
-
 def generate_openspiel(g: ir.Game, source: str = "") -> str:
     """Python source of a module that plays ``g`` and registers it with pyspiel on import.
 
@@ -110,7 +90,7 @@ def generate_openspiel(g: ir.Game, source: str = "") -> str:
                .replace("@MAXU@", repr(hi))
                .replace("@CHANCE@", repr(chance))
                .replace("@IMPERFECT@", repr(imperfect))
-               .replace("@VARENC@", repr(tuple(_var_encoding(g)))))
+               .replace("@VARENC@", repr(tuple(var_encoding(g)))))
     try:
         return generate(g, source, adapter)
     except ExportError as exc:

@@ -1633,9 +1633,8 @@ class Game:
 
 def _table_ui_source() -> str:
     """The text of engine/table_ui.py, which the module embeds verbatim (the one terminal table)."""
-    import os
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "table_ui.py")
-    with open(path, encoding="utf-8") as fh:
+    from atout.engine import table_ui
+    with open(table_ui.__file__, encoding="utf-8") as fh:
         text = fh.read()
     assert "\'\'\'" not in text, "engine/table_ui.py must not contain triple single quotes (it is embedded raw)"
     return text
