@@ -191,7 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play a match at the terminal against bots")
     p.add_argument("file")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
-    p.add_argument("--bot", choices=["random", "greedy"], default="greedy", help="the opponents (default greedy)")
+    p.add_argument("--bot", choices=["random", "greedy", "ismcts"], default="greedy",
+                   help="the opponents (default greedy; ismcts searches, about a second a move)")
     p.add_argument("--seed", type=int, default=None, help="seed for shuffles and bots")
     p.set_defaults(func=cmd_play)
 
@@ -199,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("-n", type=int, required=True, help="number of matches")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--bot", action="append", choices=["random", "greedy"],
+    p.add_argument("--bot", action="append", choices=["random", "greedy", "ismcts"],
                    help="bot for seat 0, then seat 1, ... (repeat; cycles; default random)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--record", metavar="FILE.jsonl", help="write one JSON line per match (docs/records.md)")

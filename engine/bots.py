@@ -1,4 +1,4 @@
-"""Bots that play any compiled game: ``random`` and ``greedy``.
+"""Bots that play any compiled game: ``random``, ``greedy`` and ``ismcts`` (:mod:`.ismcts`).
 
 A bot is called with a state where it is to act and returns one legal action.
 Bots see only what their seat may see, except that the greedy bot's one-step
@@ -109,9 +109,14 @@ def _own_score(state, me: int) -> int:
     return total
 
 
-BOTS = {"random": RandomBot, "greedy": GreedyBot}
+def _ismcts(seed=None):
+    from .ismcts import ISMCTSBot
+    return ISMCTSBot(seed)
+
+
+BOTS = {"random": RandomBot, "greedy": GreedyBot, "ismcts": _ismcts}
 
 
 def make_bot(name: str, seed: int | None = None):
-    """A bot by name (``random`` or ``greedy``); raises KeyError for another name."""
+    """A bot by name (``random``, ``greedy`` or ``ismcts``); raises KeyError for another name."""
     return BOTS[name](seed)

@@ -81,6 +81,9 @@ class State(Machine):
         # per finished deal: {"points": change of each player's int match variables, "vars": deal int variables}
         self.deal_log: list[dict] = []
         self._deal_start_returns: dict = {}
+        # (seat, suit) pairs everyone has seen: the seat failed to follow that suit (under `follow suit`) and
+        # has received no card since; cleared at each deal.  Public knowledge, for bots (ISMCTS).
+        self.voids: set[tuple[int, int]] = set()
         self._start_match()
         if not self.pending:
             self._settle()
@@ -253,6 +256,46 @@ class State(Machine):
         new.frames = [list(f) for f in self.frames]   # a frame's index advances in place
         new.pending = list(self.pending)
         new.deal_log = list(self.deal_log)
+        new.voids = set(self.voids)
+        return new
+
+    def determinized(self, seat: int, deal: dict[int, list[int]]) -> "State":
+        """A copy of this state in which every zone slot in ``deal`` (slot -> cards: the zones ``seat`` does not
+        see, dealt again by a bot) holds the given cards, the entries of variables ``seat`` does not see are
+        reset to their initial values, and the history and the others' hidden choices are forgotten.  What
+        ``seat`` does not see is not read: neither those zones' cards, nor the hidden variables, nor the
+        history, nor the card of another seat's hidden choice.  For search (ISMCTS); the copy plays on as usual.
+        """
+        new = copy.copy(self)
+        new.zones = [list(deal[i]) if i in deal else list(z) for i, z in enumerate(self.zones)]
+        sides = self.game.ir.sides
+        new.vars = {}
+        for v in self.game.ir.vars:
+            if v.visibility in (None, "public"):
+                val = self.vars[v.name]
+                new.vars[v.name] = list(val) if isinstance(val, list) else val
+        fresh = copy.copy(new)
+        fresh.vars = new.vars
+        for v in self.game.ir.vars:
+            if v.name not in new.vars:           # private or hidden: what the seat sees, the rest reset
+                init = self.game.compile(v.init)(fresh, {})
+                if v.per is None:
+                    new.vars[v.name] = init
+                else:
+                    n = self.game.players if v.per == "player" else len(sides)
+                    own = self.vars[v.name] if v.visibility == "private" else None
+                    new.vars[v.name] = [own[k] if own is not None and v.seen_by(seat, k, sides) else init
+                                        for k in range(n)]
+        new.history = History()
+        new.log = [e if e[2] or e[0] == seat else (e[0], -1, False) for e in self.log]
+        new.revealed = set(self.revealed)
+        new.tricks_won = list(self.tricks_won)
+        new.trick_cards = list(self.trick_cards)
+        new.frames = [list(f) for f in self.frames]
+        new.pending = list(self.pending)
+        new.deal_log = list(self.deal_log)
+        new.voids = set(self.voids)
+        new.on_score = None
         return new
 
     def observation_string(self, player: int) -> str:
@@ -328,11 +371,32 @@ class State(Machine):
     def move_card(self, card: int, src: int, dst: int) -> None:
         self.zones[src].remove(card)
         self.zones[dst].append(card)
+        if self.voids:
+            self._receives(dst)
 
     def move_all(self, src: int, dst: int) -> None:
         if src != dst:
             self.zones[dst].extend(self.zones[src])
             self.zones[src].clear()
+            if self.voids:
+                self._receives(dst)
+
+    def _receives(self, dst: int) -> None:
+        """A hand received cards: its owner's voids are no longer known."""
+        owner = self.game.zone_slots[dst].owner
+        if owner is not None and self.game.zone_slots[dst].name == "hand":
+            self.voids = {v for v in self.voids if v[0] != owner}
+
+    def _play_card(self, card) -> None:
+        if self.trick_cards:          # not following the suit led, under `follow suit`: a void everyone sees
+            trick = self.game.phases[self.phase].trick
+            plan = self.game.trick_plan(trick)
+            if any(kind == "suit" and cond(self, _NO_ENV) for kind, cond in plan.follow):
+                so = plan.suits_by[plan.trump(self, _NO_ENV) + 1]
+                led = so[self.trick_cards[0][1]]
+                if so[card] != led:
+                    self.voids.add((self.to_play, led))
+        super()._play_card(card)
 
     def gather(self, dst: int) -> None:
         for i, z in enumerate(self.zones):
@@ -343,6 +407,8 @@ class State(Machine):
 
     def draw_visible(self, src: int, dst: int) -> None:
         self.zones[dst].append(self.zones[src].pop())
+        if self.voids:
+            self._receives(dst)
 
     def reveal(self, slot: int) -> None:
         self.revealed.add(slot)
@@ -358,6 +424,8 @@ class State(Machine):
             raise RuleError(f"cannot move {what}: it is not in {self.game.zone_slots[src].label}", s.span)
         self.zones[src].remove(card)
         self.zones[dst].append(card)
+        if self.voids:
+            self._receives(dst)
 
     def loop_cards(self, slot: int, s: ir.For) -> list[int]:
         return list(self.zones[slot])
@@ -372,6 +440,7 @@ class State(Machine):
         return sum(self.tricks_won)
 
     def reset_deal(self) -> None:
+        self.voids = set()
         self.tricks_won = [0] * self.game.players
         self.revealed = set()
         self._deal_start_returns = self._match_var_snapshot()
