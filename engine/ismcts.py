@@ -27,6 +27,8 @@ import random
 
 #: Iterations per decision by default (the figure ``bench/ismcts.py`` reports against).
 DEFAULT_ITERATIONS = 200
+#: In a rollout, the share of moves played at random; the others are the greedy bot's (engine/bots.py).
+ROLLOUT_RANDOM = 0.2
 #: UCB1's exploration constant.
 EXPLORATION = 0.7
 
@@ -178,8 +180,7 @@ class ISMCTSBot:
                 node = node.children[a]
                 sim.apply_action(a)
                 path.append((node, mover))
-            # rollout to the end of the deal: tricks played greedily (win cheaply, else throw the weakest),
-            # other choices at random
+            # rollout to the end of the deal: the greedy bot's moves, with some at random
             while not sim.is_terminal() and sim.deal_number == deal:
                 if sim.is_chance_node():
                     self._chance(sim)
@@ -193,11 +194,11 @@ class ISMCTSBot:
 
     def _rollout_move(self, sim) -> int:
         acts = sim.legal_actions()
-        g = sim.game
-        ph = g.phases[sim.phase]
-        if ph.kind == "trick" and len(acts) > 1 and all(a < g.num_cards for a in acts):
-            return self._greedy._trick_card(sim, acts)
-        return self.rng.choice(acts)
+        if len(acts) == 1:
+            return acts[0]
+        if self.rng.random() < ROLLOUT_RANDOM:
+            return self.rng.choice(acts)
+        return self._greedy.step(sim)
 
     def _chance(self, sim) -> None:
         while sim.is_chance_node():
