@@ -27,9 +27,26 @@ from atout.compiler import CompileError, compile_file, ir
 from atout.errors import UsageError  # noqa: E402  (re-exported: atout.cli.UsageError)
 
 
-def _load(path: str):
+def options_of(args) -> dict[str, str]:
+    """``--option NAME=VALUE`` (repeated) as {name: value text}; a malformed one is a UsageError (exit 2)."""
+    out = {}
+    for item in getattr(args, "option", None) or []:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise UsageError(f"--option {item!r}: write NAME=VALUE, e.g. --option target=7")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def _compile(args):
+    return compile_file(args.file, options_of(args))
+
+
+def _load(path_or_args):
     from atout.engine import Game
-    return Game(compile_file(path))
+    if isinstance(path_or_args, str):
+        return Game(compile_file(path_or_args))
+    return Game(_compile(path_or_args))
 
 
 def _warn(g) -> None:
@@ -41,7 +58,7 @@ def _warn(g) -> None:
 
 
 def cmd_check(args) -> int:
-    g = compile_file(args.file)
+    g = _compile(args)
     phases = len(g.phases)
     actions = sum(len(p.actions) for p in g.phases) + sum(1 for p in g.phases if p.kind == "trick")
     print(f"{args.file}: ok: game '{g.name}' ({g.title}): {g.players} players, {g.deck.size} cards "
@@ -57,13 +74,13 @@ def cmd_check(args) -> int:
 
 
 def cmd_dump(args) -> int:
-    sys.stdout.write(ir.dump(compile_file(args.file)))
+    sys.stdout.write(ir.dump(_compile(args)))
     return 0
 
 
 def cmd_play(args) -> int:
     from atout.engine.terminal import play_terminal
-    game = _load(args.file)
+    game = _load(args)
     if not 0 <= args.seat < game.players:
         raise UsageError(f"--seat must be 0..{game.players - 1} for {game.name}")
     return play_terminal(game, seat=args.seat, bot=args.bot, seed=args.seed)
@@ -105,7 +122,7 @@ def cmd_simulate(args) -> int:
     if args.jobs < 0:
         raise UsageError(f"-j must be 0 (one process per CPU) or more, not {args.jobs}")
     jobs = args.jobs or os.cpu_count() or 1
-    game = _load(args.file)
+    game = _load(args)
     bots = args.bot or ["random"]
     record_fh = None
     tmp_path = None
@@ -161,7 +178,7 @@ def cmd_simulate(args) -> int:
 
 def cmd_replay(args) -> int:
     from atout.engine.replay import replay_file
-    game = _load(args.file)
+    game = _load(args)
     return replay_file(game, args.record, match=args.match, quiet=args.quiet, step=args.step, seat=args.seat)
 
 
@@ -172,7 +189,7 @@ def cmd_verify(args) -> int:
 
 def cmd_export(args) -> int:
     from atout.export import export
-    return export(args.file, args.to, args.output)
+    return export(args.file, args.to, args.output, options_of(args))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -182,14 +199,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="compile a rule file and print diagnostics or a summary")
     p.add_argument("file")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="set an option of the game (repeat), as a variant's 'override option' would")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("dump", help="print the canonical IR of a rule file")
     p.add_argument("file")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="set an option of the game (repeat), as a variant's 'override option' would")
     p.set_defaults(func=cmd_dump)
 
     p = sub.add_parser("play", help="play a match at the terminal against bots")
     p.add_argument("file")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="set an option of the game (repeat), as a variant's 'override option' would")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
     p.add_argument("--bot", choices=["random", "greedy", "ismcts"], default="greedy",
                    help="the opponents (default greedy; ismcts searches, about a second a move)")
@@ -198,6 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", help="bots play N matches; print statistics")
     p.add_argument("file")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="set an option of the game (repeat), as a variant's 'override option' would")
     p.add_argument("-n", type=int, required=True, help="number of matches")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bot", action="append", choices=["random", "greedy", "ismcts"],
@@ -211,6 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("replay", help="replay a recorded match step by step")
     p.add_argument("file")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="set an option of the game (repeat), as a variant's 'override option' would")
     p.add_argument("record")
     p.add_argument("--match", type=int, default=None, help="which match of the record file (default: all)")
     p.add_argument("--quiet", action="store_true", help="only check that the record replays (prints nothing "
@@ -222,6 +249,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("verify", help="prove or refute the properties of a rule file")
     p.add_argument("file")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="set an option of the game (repeat), as a variant's 'override option' would")
     p.add_argument("--property", action="append", help="only this property (repeatable)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--trace-out", metavar="DIR", help="write each counterexample as a replayable record")
@@ -239,6 +268,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="export a game: python, openspiel, dot, mermaid or json")
     p.add_argument("file")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="set an option of the game (repeat), as a variant's 'override option' would")
     p.add_argument("--to", required=True, choices=["python", "openspiel", "dot", "mermaid", "json"])
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_export)

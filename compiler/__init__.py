@@ -165,18 +165,51 @@ def load_rule_file(path: str, sources: dict[str, str], depth: int = 0, rep: Repo
     return merged
 
 
-def compile_file(path: str) -> ir.Game:
+def compile_file(path: str, options: dict[str, str] | None = None) -> ir.Game:
     """Compile the rule file at ``path`` (and the files it extends) to IR.
 
-    Raises CompileError with every diagnostic when the file has mistakes.
+    ``options`` sets options of the game (name -> its value as written in a rule file: ``"false"``, ``"7"``,
+    ``"spades"``), as a variant's ``override option`` would, without a variant file.  Raises CompileError
+    with every diagnostic when the file has mistakes, or when an option is unknown (E103) or its value is not
+    one of its type (E104, E114, located in ``--option NAME=VALUE``).
     """
     sources: dict[str, str] = {}
     rep = Reporter()
     rf = load_rule_file(path, sources, rep=rep)
+    if options:
+        rf = _set_options(rf, options, sources)
     game = lower(rf, rep)
     if rep or game is None:
         raise CompileError(rep.diagnostics, sources)
     return game
+
+
+def _set_options(rf, options: dict[str, str], sources: dict[str, str]):
+    """``rf`` with the values of ``options`` in place of its options' values."""
+    import dataclasses
+
+    from .diagnostics import did_you_mean
+    declared = {o.name: o for o in rf.options}
+    out = list(rf.options)
+    for name, text in options.items():
+        where = f"--option {name}={text}"
+        if name not in declared:
+            known = ", ".join(sorted(declared)) or "none"
+            raise CompileError([Diagnostic("E103", f"the game has no option '{name}'", Span(where, 1, 1, 1, 2),
+                                           did_you_mean(name, declared) or f"its options: {known}")], sources)
+        decl = span_text(declared[name].span) or ""
+        head = decl.rsplit(" = ", 1)[0] if " = " in decl else f"option {name}: bool"
+        snippet = f"{head} = {text}\n"
+        sources[where] = snippet
+        try:
+            value = parse_text(snippet, where).options[0].value
+        except (CompileError, IndexError):
+            raise CompileError([Diagnostic("E104", f"'{text}' is not a value for option '{name}'",
+                                           Span(where, 1, 1, 1, 2), "a number, true or false, a suit, a rank or "
+                                           "an enum value")], sources) from None
+        i = next(k for k, o in enumerate(out) if o.name == name)
+        out[i] = dataclasses.replace(out[i], value=value)
+    return dataclasses.replace(rf, options=tuple(out))
 
 
 def compile_text(text: str, path: str = "<string>") -> ir.Game:

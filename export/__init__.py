@@ -64,7 +64,7 @@ def write_atomically(output: str, text: str) -> None:
         raise
 
 
-def export(path: str, target: str, output: str) -> int:
+def export(path: str, target: str, output: str, options: dict[str, str] | None = None) -> int:
     """``atout export``: compile ``path``, export it to ``target``, write ``output`` atomically; returns 0.
 
     Bad input (a malformed rule file, an unknown target, a game the target cannot represent, an output path that
@@ -75,7 +75,7 @@ def export(path: str, target: str, output: str) -> int:
     from atout.compiler import compile_file, warnings_text
     from atout.errors import UsageError
 
-    game = compile_file(path)
+    game = compile_file(path, options)
     if target in ("python", "openspiel"):   # observations are what a leak would reach
         warned = warnings_text(game)
         if warned:

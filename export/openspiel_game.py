@@ -28,6 +28,8 @@ What OpenSpiel is told, all derived from the IR:
 """
 from __future__ import annotations
 
+import os
+
 from atout.compiler import ir
 
 from atout.engine.observe import var_encoding
@@ -90,11 +92,27 @@ def generate_openspiel(g: ir.Game, source: str = "") -> str:
                .replace("@MAXU@", repr(hi))
                .replace("@CHANCE@", repr(chance))
                .replace("@IMPERFECT@", repr(imperfect))
-               .replace("@VARENC@", repr(tuple(var_encoding(g)))))
+               .replace("@VARENC@", repr(tuple(var_encoding(g))))
+               .replace("@OPTIONS@", repr(_option_params(g)))
+               .replace("@RULES@", py_str(os.path.abspath(source) if source else "")))
     try:
         return generate(g, source, adapter)
     except ExportError as exc:
         raise ValueError(str(exc)) from None
+
+
+def _option_params(g: ir.Game) -> dict:
+    """The game's options as pyspiel parameters, with their defaults: a bool or an int as such, any other value
+    (a suit, a rank, an enum value) as its text."""
+    out = {}
+    for o in g.options:
+        if o.type.kind == "bool":
+            out[o.name] = bool(o.value)
+        elif o.type.kind == "int":
+            out[o.name] = int(o.value)
+        else:
+            out[o.name] = o.text
+    return out
 
 
 _ADAPTER = '''# -- OpenSpiel adapter: registers this game with pyspiel on import ---------------------------------------
@@ -109,8 +127,12 @@ MAX_UTILITY = @MAXU@
 HAS_CHANCE = @CHANCE@
 IMPERFECT = @IMPERFECT@
 VAR_ENCODING = @VARENC@         # (kind, categories, copies) per variable
+OPTIONS = @OPTIONS@             # the rule file's options, as pyspiel parameters, with the values this module has
+RULES = @RULES@                 # the rule file (another setting of the options is compiled from it by Atout)
 
-_PARAMS = {} if LENGTH_BOUND is not None else {"max_game_length": DEFAULT_CAP}
+_PARAMS = dict(OPTIONS)
+if LENGTH_BOUND is None:
+    _PARAMS["max_game_length"] = DEFAULT_CAP
 _GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
     long_name=TITLE,
@@ -329,5 +351,45 @@ class SpielObserver:
         return text
 
 
-if SHORT_NAME not in pyspiel.registered_names():
-    pyspiel.register_game(_GAME_TYPE, SpielGame)'''
+_VARIANTS = {}
+
+
+def _option_text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def make_game(params=None):
+    """The game for pyspiel parameters ``params``: this module's own for its option values; for another setting
+    of the options, the rule file compiled and exported by Atout with those values (Atout must be installed;
+    cached per setting).  Raises ValueError for an unknown parameter or a bad value."""
+    params = dict(params or {})
+    unknown = sorted(set(params) - set(_PARAMS))
+    if unknown:
+        raise ValueError("unknown parameter %s of %s; its parameters: %s" % (
+            ", ".join(unknown), SHORT_NAME, ", ".join(sorted(_PARAMS)) or "none"))
+    changed = {k: _option_text(v) for k, v in params.items() if k in OPTIONS and v != OPTIONS[k]}
+    if not changed:
+        return SpielGame(params)
+    key = tuple(sorted(changed.items()))
+    if key not in _VARIANTS:
+        try:
+            from atout.compiler import CompileError, compile_file
+            from atout.export.openspiel_game import generate_openspiel
+        except ImportError:
+            raise ValueError("the options %s differ from this export's; Atout is needed to compile them "
+                             "(pip install atout), or export the game again with --option" % (changed,)) from None
+        try:
+            ir_game = compile_file(RULES, changed)
+        except CompileError as exc:
+            raise ValueError(exc.render()) from None
+        ns = {"__name__": SHORT_NAME + "_variant", "_ATOUT_VARIANT": True}
+        exec(compile(generate_openspiel(ir_game, RULES), "<%s %s>" % (SHORT_NAME, key), "exec"), ns)
+        _VARIANTS[key] = ns
+    ns = _VARIANTS[key]
+    return ns["SpielGame"]({k: v for k, v in params.items() if k in ns["_PARAMS"]})
+
+
+if SHORT_NAME not in pyspiel.registered_names() and not globals().get("_ATOUT_VARIANT"):
+    pyspiel.register_game(_GAME_TYPE, make_game)'''

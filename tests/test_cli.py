@@ -571,3 +571,23 @@ def test_the_end_of_match_message_counts_partnerships():
     assert _outcome(hearts, [26, 26, 0, 0], 0) == "a tie"
     assert _outcome(hearts, [26, 26, 0, 0], 2) == "you lose"
     assert _outcome(hearts, [26, 0, 0, 0], 0) == "you win"
+
+
+def test_option_on_the_command_line_is_a_variant_without_a_file(capsys, tmp_path):
+    """`--option target=1` is `override option target: int in 1..99 = 1` (source §10 plays to 5)."""
+    variant = tmp_path / "to_one.atout"
+    variant.write_text(f'extends "{ECARTE}"\ngame ecarte "to one"\noverride option target: int in 1..99 = 1\n')
+    from atout.compiler import compile_file, ir
+    def dump(g):   # the canonical IR, but for the title
+        return [line for line in ir.dump(g).splitlines() if not line.lstrip().startswith("title:")]
+    assert dump(compile_file(ECARTE, {"target": "1"})) == dump(compile_file(str(variant)))
+    assert dump(compile_file(ECARTE, {"target": "1"})) != dump(compile_file(ECARTE))
+    code, out, _ = run(capsys, "simulate", ECARTE, "-n", "20", "--seed", "1", "--json", "--option", "target=1")
+    stats = json.loads(out)
+    assert code == 0 and stats["deals_per_match"]["max"] == 1     # the first score ends a match to one point
+    code, _, err = run(capsys, "check", ECARTE, "--option", "targt=1")
+    assert code == 2 and "error[E103]: the game has no option 'targt'" in err and "did you mean 'target'" in err
+    code, _, err = run(capsys, "check", ECARTE, "--option", "target")
+    assert code == 2 and "write NAME=VALUE" in err
+    code, _, err = run(capsys, "check", ECARTE, "--option", "target=0")
+    assert code == 2 and "outside 1..99" in err

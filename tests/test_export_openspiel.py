@@ -164,3 +164,50 @@ def test_exported_euchre_plays_like_openspiel_euchre(exported, tmp_path):
 
     for seed in range(200):
         diff.play_both(Adapter(ours), theirs, cards, named, seed)
+
+
+# -- the game's options as pyspiel parameters (issue 12) ------------------------------------------------------
+def test_options_are_game_parameters_with_the_rule_files_defaults(exported):
+    game = pyspiel.load_game(exported["ecarte"].SHORT_NAME)
+    spec = game.get_type().parameter_specification
+    # rules/ecarte.atout: option target = 5, first_packet = 3, must_head = true, must_trump = true, ...
+    assert {k: spec[k] for k in ("target", "first_packet", "must_head", "must_trump")} == \
+        {"target": 5, "first_packet": 3, "must_head": True, "must_trump": True}
+    with pytest.raises(pyspiel.SpielError, match="Unknown parameter 'targt'"):
+        pyspiel.load_game(f"{exported['ecarte'].SHORT_NAME}(targt=1)")
+
+
+def _deals_played(game, seed):
+    state, rng = game.new_initial_state(), random.Random(seed)
+    while not state.is_terminal():
+        state.apply_action(rng.choice(state.legal_actions()))
+    return state.inner.deal_number
+
+
+def test_a_parameter_changes_the_game(exported):
+    """Écarté to 1 point (source §10 plays to 5): a deal scores 1 or 2 points (and the king 1), so the first
+    score ends the match, in the first deal; to 5 points a match needs at least two deals (at most 3 a deal)."""
+    short = exported["ecarte"].SHORT_NAME
+    one = pyspiel.load_game(f"{short}(target=1)")
+    five = pyspiel.load_game(short)
+    assert one.get_parameters()["target"] == 1
+    assert all(_deals_played(one, s) <= 1 for s in range(20))
+    assert all(_deals_played(five, s) >= 2 for s in range(20))
+    with pytest.raises(ValueError, match="outside 1..99"):
+        pyspiel.load_game(f"{short}(target=200)")
+
+
+def test_cfr_runs_on_a_tiny_game_through_its_parameters(tmp_path):
+    """OpenSpiel's CFR on tests/data/tiny_duel.atout (four cards, two tricks), one deal (target=1): the average
+    policy's NashConv falls from its value for the uniform policy towards 0 (an equilibrium)."""
+    from open_spiel.python.algorithms import cfr, exploitability
+    from _agreement import ROOT
+    rule_file = ROOT / "tests" / "data" / "tiny_duel.atout"
+    mod = _export(rule_file, tmp_path, "os_tiny_duel")
+    game = pyspiel.load_game(f"{mod.SHORT_NAME}(target=1)")
+    solver = cfr.CFRSolver(game)
+    start = exploitability.nash_conv(game, solver.average_policy())
+    for _ in range(30):
+        solver.evaluate_and_update_policy()
+    end = exploitability.nash_conv(game, solver.average_policy())
+    assert start > 0.2 and end < start / 10

@@ -106,7 +106,8 @@ def run_verify(args) -> int:
         raise UsageError("--search-steps must be positive")
     if args.cross_check < 0:
         raise UsageError("--cross-check must be 0 or more")
-    game = Game(compile_file(args.file))
+    from atout.cli import options_of
+    game = Game(compile_file(args.file, options_of(args)))
     known = {p.name for p in game.ir.properties}
     if args.property:
         unknown = [n for n in args.property if n not in known]
