@@ -215,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="set an option of the game (repeat), as a variant's 'override option' would")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
     p.add_argument("--bot", choices=["random", "greedy", "ismcts"], default="greedy",
-                   help="the opponents (default greedy; ismcts searches, about a second a move)")
+                   help="the opponents (default greedy; ismcts searches: under a second a move in Écarté)")
     p.add_argument("--seed", type=int, default=None, help="seed for shuffles and bots")
     p.set_defaults(func=cmd_play)
 
