@@ -147,7 +147,8 @@ def cmd_simulate(args) -> int:
             def on_match(i, result):
                 if record_fh is not None:
                     rec = result.record(game, args.file, args.seed, i, [bots[p % len(bots)]
-                                                                         for p in range(game.players)])
+                                                                         for p in range(game.players)],
+                                        options_of(args))
                     record_fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 progress.advance(task)
 
@@ -177,9 +178,17 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from atout.engine.replay import replay_file
-    game = _load(args)
-    return replay_file(game, args.record, match=args.match, quiet=args.quiet, step=args.step, seat=args.seat)
+    from atout.engine.replay import MalformedRecord, first_record_options, replay_file
+    options = options_of(args)
+    if not options:          # the options the record was made with (its "options" field), if it says
+        try:
+            options = first_record_options(args.record)
+        except MalformedRecord:
+            options = {}     # replay_file reports the bad file
+    from atout.engine import Game
+    game = Game(compile_file(args.file, options))
+    return replay_file(game, args.record, match=args.match, quiet=args.quiet, step=args.step, seat=args.seat,
+                       options=options)
 
 
 def cmd_verify(args) -> int:

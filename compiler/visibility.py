@@ -87,6 +87,10 @@ class _Flow:
             return None
         if isinstance(e, ir.ZoneRef):
             return f"the cards of {e.name}" if self._zone_secret(e.name) else None
+        if isinstance(e, ir.Index) and isinstance(e.base, ir.ZoneRef) and self._zone_secret(e.base.name):
+            from . import span_text        # the zone as written: 'hand[dealer]'
+            text = span_text(e.span)
+            return f"the cards of {text}" if text and text.startswith(e.base.name) else f"the cards of {e.base.name}"
         if isinstance(e, ir.VarRef):
             got = self.secret_vars.get(e.name)
             if got is not None and self.declared.get(e.name) != "public":

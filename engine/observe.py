@@ -27,6 +27,14 @@ def _cards(state, cards) -> str:
     return " ".join(g.card_str(c) for c in sorted(cards, key=lambda c: (g.suit_of[c], -g.strength_of[c])))
 
 
+def deal_shown(state) -> int:
+    """The deal a header names (1-based): the one in progress, or at the end of the match the last one played
+    (a match that ended with its third deal says deal 3, not 4)."""
+    if state.terminal and state.deal_log:
+        return len(state.deal_log)
+    return state.deal_number + 1
+
+
 def _header(state) -> list[str]:
     g = state.game
     if state.terminal:
@@ -35,7 +43,7 @@ def _header(state) -> list[str]:
         who = "chance"
     else:
         who = f"seat {state.actor} to act"
-    return [f"{g.ir.title} | deal {state.deal_number + 1} | dealer seat {state.dealer} | "
+    return [f"{g.ir.title} | deal {deal_shown(state)} | dealer seat {state.dealer} | "
             f"phase {state.phase or '-'} | {who}"]
 
 

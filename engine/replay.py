@@ -78,6 +78,9 @@ def _malformed(rec: dict) -> str:
     for key in ("match", "seed"):
         if rec.get(key) is not None and not _is_int(rec[key]):
             return f"\"{key}\" must be an integer, not {rec[key]!r}"
+    if "options" in rec and not (isinstance(rec["options"], dict) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in rec["options"].items())):
+        return "\"options\" must map option names to values written as text"
     if "deals" in rec and not (isinstance(rec["deals"], list) and all(isinstance(d, dict) for d in rec["deals"])):
         return "\"deals\" must be a list of deal summaries"
     return ""
@@ -192,7 +195,7 @@ def step_report(state, step: dict, text: str, before, seat: int | None = None) -
         lines.append(f"        -- deal {n + 1} over: "
                      + (f"tricks {', '.join(f'{seat_label(q, seat)} {t}' for q, t in enumerate(tricks))}; "
                         if tricks and any(tricks) else "")
-                     + (f"gained: {gained}" if gained else "no score"))
+                     + (f"this deal: {gained}" if gained else "no score this deal"))
     return lines
 
 
@@ -248,13 +251,15 @@ class Stepper:
         """The position a stepper command moves to from ``k``; 'quit'; a message (a str starting with '!') for a
         command it does not know.  Commands: Enter or n [N] (forward), b [N] (back), step K, deal N, end."""
         words = command.strip().lower().split()
+        if words and words[0] in ("n", "next", "+", "b", "back", "-") and len(words) > 1 and not words[1].isdigit():
+            return f"! '{command.strip()}': a count of steps is a number, 'n 10' or 'b 10'"
         if not words or words[0] in ("n", "next", "+"):
-            n = int(words[1]) if len(words) > 1 and words[1].isdigit() else 1
+            n = int(words[1]) if len(words) > 1 else 1
             return min(self.length, k + n)
         if words[0] in ("q", "quit", "exit"):
             return "quit"
         if words[0] in ("b", "back", "-"):
-            n = int(words[1]) if len(words) > 1 and words[1].isdigit() else 1
+            n = int(words[1]) if len(words) > 1 else 1
             return max(0, k - n)
         if words[0] == "end":
             return self.length
@@ -274,7 +279,7 @@ class Stepper:
 
 
 STEPPER_HELP = ("Enter or 'n' next step, 'n 10' ten steps, 'b' back, 'b 10', 'step K' (or just K) to step K, "
-                "'deal N' to the start of deal N, 'start', 'end', 'q' to quit")
+                "'deal N' to the start of deal N, 'start', 'end', 'help', 'q' to quit")
 
 
 def step_through(stepper: Stepper, input_fn=input, out=None) -> int:
@@ -308,13 +313,22 @@ def step_through(stepper: Stepper, input_fn=input, out=None) -> int:
         print(stepper.screen(k), file=out, flush=True)
 
 
+def first_record_options(path: str) -> dict[str, str]:
+    """The ``options`` of the first record of ``path`` ({} when it has none); raises MalformedRecord."""
+    opts = read_records(path)[0].get("options") or {}
+    if not isinstance(opts, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in opts.items()):
+        raise MalformedRecord(f"{path}: \"options\" must map option names to values written as text")
+    return dict(opts)
+
+
 def replay_file(game: Game, path: str, match: int | None = None, quiet: bool = False, step: bool = False,
-                seat: int | None = None, input_fn=input) -> int:
+                seat: int | None = None, input_fn=input, options: dict[str, str] | None = None) -> int:
     """CLI entry (``atout replay``): check the records of ``path`` (one match or all) against the engine.
 
     Prints each step narrated (who did what, where a dealt card went, who took each trick, what each deal
     gave) unless ``quiet`` (then nothing on success); ``step`` opens the interactive stepper on the match
-    (``--match K``, default the first); ``seat`` (0-based) shows the table as that seat saw it.  Returns the
+    (``--match K``, default the first); ``seat`` (0-based) shows the table as that seat saw it; ``options``
+    are the ``--option`` values the game was compiled with (each record's must be the same).  Returns the
     exit status: 0 the records agree with the engine, 1 they disagree, 2 not a record file (the message
     on stderr).
     """
@@ -325,6 +339,13 @@ def replay_file(game: Game, path: str, match: int | None = None, quiet: bool = F
             if not 0 <= match < len(records):
                 raise MalformedRecord(f"--match {match}: the file holds matches 0..{len(records) - 1}")
             records = [records[match]]
+        for rec in records:       # the options a record was made with are the game it replays in
+            made = rec.get("options") or {}
+            if made != (options or {}):
+                def said(o):
+                    return " ".join(f"--option {k}={v}" for k, v in sorted(o.items())) or "no --option"
+                raise ReplayError(f"match {rec.get('match', '?')} was recorded with {said(made)}, the replay uses "
+                                  f"{said(options or {})}: give the record's options")
         if seat is not None and not 0 <= seat < game.players:
             raise MalformedRecord(f"--seat {seat}: the game has seats 0..{game.players - 1}")
         if step:

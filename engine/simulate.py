@@ -39,9 +39,16 @@ class MatchResult:
     rows: Counter = field(default_factory=Counter)     # (table, row) -> times it fired in the match
     final: dict = field(default_factory=dict)          # per-player/per-side int match variable -> final values
 
-    def record(self, game: Game, rules: str, seed: int | None, index: int, bots: list[str]) -> dict:
-        return {"format": RECORD_FORMAT, "game": game.name, "rules": rules, "seed": seed, "match": index,
-                "bots": bots, "steps": self.steps, "deals": self.deals, "returns": self.returns}
+    def record(self, game: Game, rules: str, seed: int | None, index: int, bots: list[str],
+               options: dict[str, str] | None = None) -> dict:
+        """The match as a record (docs/records.md); ``options`` (set by ``--option``) are kept only when some
+        were set, so that a record of the rule file as written has no ``options`` field."""
+        rec = {"format": RECORD_FORMAT, "game": game.name, "rules": rules, "seed": seed, "match": index,
+               "bots": bots}
+        if options:
+            rec["options"] = dict(options)
+        rec.update({"steps": self.steps, "deals": self.deals, "returns": self.returns})
+        return rec
 
 
 def play_match(game: Game, bots: list, rng: random.Random, max_steps: int = MAX_STEPS_PER_MATCH) -> MatchResult:

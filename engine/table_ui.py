@@ -42,9 +42,10 @@ Variable = namedtuple("Variable", "name scope per kind visibility init")
 #: What a state shows: ``deal_number`` 0-based; ``mover`` the seat choosing now (the dummy's partner on the
 #: dummy's turn), ``actor`` the seat whose turn it is; ``zones`` the cards of each zone slot; ``trick``
 #: (seat, card) pairs; ``vars`` name -> value (a list for a per-player or per-side variable); ``trump`` the
-#: trump suit's index or -1.
+#: trump suit's index or -1; ``deal_shown`` the deal a header names (1-based: the one in progress, or at the end
+#: of the match the last one played).
 View = namedtuple("View", "deal_number dealer phase mover actor terminal chance zones revealed trick "
-                          "trick_number tricks_won vars trump")
+                          "trick_number tricks_won vars trump deal_shown")
 
 QUIT_WORDS = {"quit", "exit", "q"}
 
@@ -110,12 +111,14 @@ def table_text(table, view, seat):
     you = lambda p: seat_label(p, seat)  # noqa: E731
     if view.terminal:
         who = "match over"
+    elif view.chance:
+        who = "cards being dealt" if view.phase == table.first_phase else "a card being drawn"
     else:
         who = "you to act" if view.mover == seat else "%s to act" % you(view.mover)
         if view.mover != view.actor and view.actor >= 0:
             who += " (for %s, the dummy)" % you(view.actor)
     lines = ["── deal %d · dealer: %s · you are seat %d · %s · %s ──" % (
-        view.deal_number + 1, you(view.dealer), seat, view.phase or "-", who)]
+        view.deal_shown, you(view.dealer), seat, view.phase or "-", who)]
     score_vars = [v for v in table.variables if v.scope == "match" and v.per == "player" and v.kind == "int"]
     for v in score_vars:
         vals = view.vars[v.name]
@@ -153,7 +156,8 @@ def table_text(table, view, seat):
         shown = set(table.trick_reads(view.phase))
         shown.discard(table.trump_var(view.phase))          # the trumps line says it
     others = [labelled_value(table, v, view.vars[v.name], seat) for v in table.variables
-              if v not in score_vars and v.visibility != "hidden" and (shown is None or v.name in shown)]
+              if v not in score_vars and v.visibility != "hidden"
+              and (shown is None or v.name in shown or v.visibility == "private")]   # its own secrets: always
     if others:
         lines.append("state: " + "; ".join(others))
     return "\n".join(lines)

@@ -22,7 +22,7 @@ from .game import Game
 from atout.compiler import ir
 
 from . import table_ui
-from .observe import labelled_value, seat_label, side_label, trick_phase_reads, trump_suit
+from .observe import deal_shown, labelled_value, seat_label, side_label, trick_phase_reads, trump_suit
 
 
 class EngineTable:
@@ -80,7 +80,8 @@ class EngineTable:
             state.deal_number, state.dealer, state.phase, mover, state.actor, terminal,
             bool(state.pending) and not terminal, [list(z) for z in state.zones], set(state.revealed),
             list(state.trick_cards), state.trick_number, list(state.tricks_won),
-            {k: (list(x) if isinstance(x, list) else x) for k, x in state.vars.items()}, trump_suit(state))
+            {k: (list(x) if isinstance(x, list) else x) for k, x in state.vars.items()}, trump_suit(state),
+            deal_shown(state))
 
     def value_str(self, v, value) -> str:
         return self.game.value_str(value, self._decl[v.name].type)

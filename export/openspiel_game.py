@@ -382,8 +382,8 @@ def make_game(params=None):
                              "(pip install atout), or export the game again with --option" % (changed,)) from None
         try:
             ir_game = compile_file(RULES, changed)
-        except CompileError as exc:
-            raise ValueError(exc.render()) from None
+        except CompileError as exc:   # a value of the right type but not allowed (pyspiel checked the type)
+            raise ValueError("%s: %s" % (SHORT_NAME, "; ".join(d.message for d in exc.diagnostics))) from None
         ns = {"__name__": SHORT_NAME + "_variant", "_ATOUT_VARIANT": True}
         exec(compile(generate_openspiel(ir_game, RULES), "<%s %s>" % (SHORT_NAME, key), "exec"), ns)
         _VARIANTS[key] = ns

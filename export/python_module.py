@@ -949,6 +949,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             "def _start_deal(s):",
             "    _init_deal_vars(s)",
             "    s.ds = _snap(s)",
+            "    s.deal_done = False",
             f"    s.tw = [0] * {self.N}",
             "    s.tc = []",
             "    s.trick_number = 0",
@@ -959,6 +960,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             "",
             "def _end_deal(s):",
             "    s.last_deal = (s.deal_number, s.tw, s.ds, _snap(s))",
+            "    s.deal_done = True",
             "    s.deal_number += 1",
             f"    if {self.ends()}:",
             "        return _finish(s)",
@@ -1322,7 +1324,7 @@ _STATE = '''class State:
 
     __slots__ = ('game', 'cur', 'terminal', 'z', 'dealer', 'deal_number', 'actor', 'phase', 'history', 'log',
                  'revealed', 'tw', 'tc', 'trick_leader', 'trick_number', 'last_winner', 'sel', 'loc',
-                 'pending', 'resume', '_lc', 'dirty', 'ds', 'last_deal') + @VARSLOTS@
+                 'pending', 'resume', '_lc', 'dirty', 'ds', 'last_deal', 'deal_done') + @VARSLOTS@
 
     def __init__(self, game=None):
         self.game = game
@@ -1349,6 +1351,7 @@ _STATE = '''class State:
         self.dirty = False
         self.ds = ()            # the match scores when the deal began (_snap), for the table's deal reports
         self.last_deal = None   # (deal index, tricks won, ds, scores at its end) of the last deal finished
+        self.deal_done = False  # the deal in progress has ended (the match ended with it)
         _init_match_vars(self)
         if DEALER_BY_CHANCE:
             _init_deal_vars(self)  # (so that the opening chance node can be observed; set again by the deal)
@@ -1541,11 +1544,16 @@ _STATE = '''class State:
         n.dirty = self.dirty
         n.ds = self.ds
         n.last_deal = self.last_deal
+        n.deal_done = self.deal_done
 @COPYVARS@
         return n
 
     def __deepcopy__(self, memo):
         return self.clone()
+
+    def deal_shown(self):
+        """The deal a header names (1-based): the one in progress, or at the end the last one played."""
+        return self.deal_number if self.terminal and self.deal_done else self.deal_number + 1
 
     def observation_string(self, player):
         """What ``player`` (a seat, 0-based) sees: public zones, his own private zones, sizes of the rest,
@@ -1578,7 +1586,7 @@ _STATE = '''class State:
         else:
             who = "seat %d to act" % self.actor
         phase = PHASE_NAMES[self.phase] if self.phase >= 0 else "-"
-        lines = ["%s | deal %d | dealer seat %d | phase %s | %s" % (TITLE, self.deal_number + 1, self.dealer,
+        lines = ["%s | deal %d | dealer seat %d | phase %s | %s" % (TITLE, self.deal_shown(), self.dealer,
                                                                      phase, who)]
         for i in SHOWN_SLOTS:
             z = self.z[i]
@@ -1689,7 +1697,7 @@ _MODULE_TABLE = '''class ModuleTable:
             values[name] = list(x) if isinstance(x, list) else x
         return self.ui["View"](s.deal_number, s.dealer, phase, mover, s.actor, s.terminal, s.cur == CHANCE,
                                [list(z) for z in s.z], set(s.revealed), list(s.tc), s.trick_number, list(s.tw),
-                               values, self._trump(s))
+                               values, self._trump(s), s.deal_shown())
 
     def _trump(self, s):
         order = [s.phase] if s.phase >= 0 and UI_ORDER[s.phase] is not None else []
@@ -1723,7 +1731,7 @@ _MODULE_TABLE = '''class ModuleTable:
         return legal
 
     def finished_deal(self, s, within=False):
-        if within or s.last_deal is None:         # the match ended within the deal in progress
+        if within or s.last_deal is None or not s.deal_done and s.terminal:   # ended within the deal
             tricks, start, end = s.tw, s.ds, _snap(s)
         else:
             _, tricks, start, end = s.last_deal

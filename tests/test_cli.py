@@ -591,3 +591,16 @@ def test_option_on_the_command_line_is_a_variant_without_a_file(capsys, tmp_path
     assert code == 2 and "write NAME=VALUE" in err
     code, _, err = run(capsys, "check", ECARTE, "--option", "target=0")
     assert code == 2 and "outside 1..99" in err
+
+
+def test_replay_step_headers_say_chance_and_the_last_deal(small_record):
+    """The stepper's header at a chance node says cards are being dealt (not 'seat -1 to act'), and at the end
+    of a match names the last deal played (a match of 3 deals ends 'deal 3', not 'deal 4')."""
+    from atout.engine.replay import Stepper
+    rec = read_first(small_record)
+    st = Stepper(load_game(), rec, seat=1)
+    assert "cards being dealt" in st.screen(0).splitlines()[2] and "seat -1" not in st.screen(0)
+    last = st.screen(st.length)
+    assert f"deal {len(rec['deals'])} ·" in last and "match over" in last
+    assert f"| deal {len(rec['deals'])} |" in str(st.state_at(st.length))
+    assert st.target("n -3", 5).startswith("! 'n -3': a count of steps is a number")

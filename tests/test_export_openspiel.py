@@ -193,7 +193,7 @@ def test_a_parameter_changes_the_game(exported):
     assert one.get_parameters()["target"] == 1
     assert all(_deals_played(one, s) <= 1 for s in range(20))
     assert all(_deals_played(five, s) >= 2 for s in range(20))
-    with pytest.raises(ValueError, match="outside 1..99"):
+    with pytest.raises(ValueError, match="atout_ecarte: option .target. = 200 is outside 1..99"):
         pyspiel.load_game(f"{short}(target=200)")
 
 

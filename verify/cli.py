@@ -135,7 +135,7 @@ def run_verify(args) -> int:
     seconds = time.perf_counter() - t0
     work = verify_game.last.work
     if args.trace_out:
-        _write_traces(args.trace_out, game, args.file, results, findings, cross)
+        _write_traces(args.trace_out, game, args.file, results, findings, cross, options_of(args))
     if args.json:
         out = {"game": game.name, "rules": args.file, "seconds": round(seconds, 3),
                "budget": {"max_states": budget.max_states, "z3_rlimit": budget.rlimit, "replays": budget.replays,
@@ -170,7 +170,7 @@ def _check_trace_folder(folder: str) -> None:
         raise UsageError(f"--trace-out {folder}: the folder is not writable")
 
 
-def _write_traces(folder, game, rules, results, findings, cross):
+def _write_traces(folder, game, rules, results, findings, cross, options=None):
     from atout.engine.simulate import RECORD_FORMAT
     os.makedirs(folder, exist_ok=True)
     items = [(r.name, r.counterexample) for r in results if r.counterexample is not None]
@@ -184,11 +184,15 @@ def _write_traces(folder, game, rules, results, findings, cross):
         if ce.kind == "lasso":
             rec["cycle_start"] = ce.cycle_start
             rec["cycle_length"] = ce.cycle_len
+        if options:
+            rec["options"] = dict(options)
         _write_record(folder, name, rec)
     for i, f in enumerate(cross.failures):
         rec = {"format": RECORD_FORMAT, "game": game.name, "rules": rules, "seed": None, "match": 0,
                "bots": ["cross-check"] * game.players, "steps": f["steps"], "property": "cross-check",
                "kind": "trace", "note": f["what"]}
+        if options:
+            rec["options"] = dict(options)
         _write_record(folder, f"cross-check-{i + 1}", rec)
 
 
