@@ -176,8 +176,8 @@ class _Lowering:
                 continue
             if isinstance(v, ir.Const) and v.type.kind == "error":
                 scope.bad_names.add(o.name)
-            if isinstance(v, ir.Const) and t.kind == "int" and t.low is not None and t.low <= t.high and \
-                    not t.low <= v.value <= t.high:
+            if isinstance(v, ir.Const) and v.type.kind != "error" and t.kind == "int" and t.low is not None and \
+                    t.low <= t.high and not t.low <= v.value <= t.high:
                 self.rep.error("E114", f"option '{o.name}' = {v.value} is outside {t.low}..{t.high}", o.value.span)
             if isinstance(v, ir.Const):
                 opt = ir.Option(o.name, t, v.value, v.text, o.span)
