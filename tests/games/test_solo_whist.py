@@ -23,6 +23,16 @@ SOLO = ROOT / "rules" / "solo_whist.atout"
 PACKETS = [3, 3, 3, 3, 1]          # rules/solo_whist.atout: packets of three, the last four singly
 CONTRACTS = ["proposal", "solo", "misere", "abondance", "royal_abondance", "misere_ouverte",
              "abondance_declaree"]
+# what players see of a contract (the enum's labels in rules/solo_whist.atout); the tests name contracts by
+# their names in the rules
+LABEL = {"misere": "misère", "royal_abondance": "royal abondance", "misere_ouverte": "misère ouverte",
+         "abondance_declaree": "abondance déclarée"}
+
+
+def shown(text: str) -> str:
+    """'bid misere_ouverte' as the engine writes it: 'bid misère ouverte'."""
+    verb, _, rest = text.partition(" ")
+    return f"{verb} {LABEL.get(rest, rest)}" if verb == "bid" and rest else text
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +60,7 @@ def texts(state) -> list[str]:
 
 def say(state, text: str) -> None:
     """Take the legal action whose text is ``text`` (e.g. "bid solo", "I accept", "pass")."""
+    text = shown(text)
     found = [a for a in state.legal_actions() if state.action_to_string(a) == text]
     assert len(found) == 1, f"{text!r} is not legal; legal: {texts(state)}"
     state.apply_action(found[0])
@@ -57,7 +68,7 @@ def say(state, text: str) -> None:
 
 def bids_above(contract: str | None) -> list[str]:
     start = 0 if contract is None else CONTRACTS.index(contract) + 1
-    return ["bid " + c for c in CONTRACTS[start:]]
+    return [shown("bid " + c) for c in CONTRACTS[start:]]
 
 
 def suit(game, name: str) -> int:

@@ -32,7 +32,7 @@ def test_a_person_bids_and_plays_a_deal_of_solo_whist():
     assert "refused: 'bid solp' is not a legal action here; did you mean 'bid solo'?" in text
     assert "you: bid solo" in text
     # the auction offered the ladder and the pass
-    assert "bid proposal" in text and "bid abondance_declaree" in text and ". pass" in text
+    assert "bid proposal" in text and "bid abondance déclarée" in text and ". pass" in text
     # the human played cards to tricks: 13 of them
     assert text.count("you: play ") == 13
     assert "-- deal 1 over: " in text and ("this deal: units " in text or "no score this deal" in text)
