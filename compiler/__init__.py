@@ -129,15 +129,18 @@ def _read_error(path: str, exc: Exception) -> tuple[str, str]:
 
 
 def load_rule_file(path: str, sources: dict[str, str], depth: int = 0, rep: Reporter | None = None,
-                   from_span: Span | None = None):
+                   from_span: Span | None = None, read=None, files: dict | None = None):
     """Read and parse ``path``, resolving ``extends`` relative to its folder; returns the merged AST.
 
-    Raises CompileError (E120 unreadable file, E001-E003 syntax, E118 bad variant); other diagnostics
-    of a file that extends nothing (a misplaced ``remove`` or ``override``) go to ``rep``.
+    ``read`` (default :func:`read_source`) gives the text of a path, for this file and the files it extends:
+    an editor passes one that returns its unsaved buffers.  ``files``, when given, is filled with each file's
+    own AST (path -> RuleFile, before merging), for tools that index declarations file by file.  Raises
+    CompileError (E120 unreadable file, E001-E003 syntax, E118 bad variant); other diagnostics of a file that
+    extends nothing (a misplaced ``remove`` or ``override``) go to ``rep``.
     """
     rep = rep if rep is not None else Reporter()
     try:
-        text = read_source(path)
+        text = (read or read_source)(path)
     except (OSError, UnicodeDecodeError) as exc:
         span = from_span or Span(path, 1, 1, 1, 2)
         reason, hint = _read_error(path, exc)
@@ -147,6 +150,8 @@ def load_rule_file(path: str, sources: dict[str, str], depth: int = 0, rep: Repo
                            sources) from None
     sources[path] = text
     rf = parse_text(text, path)
+    if files is not None:
+        files[path] = rf
     if rf.extends is None:
         not_a_variant(rf, rep)
         return rf
@@ -158,7 +163,7 @@ def load_rule_file(path: str, sources: dict[str, str], depth: int = 0, rep: Repo
     if depth >= MAX_EXTENDS_DEPTH:
         raise CompileError([Diagnostic("E118", f"'extends' chain deeper than {MAX_EXTENDS_DEPTH} files",
                                        rf.extends_span)], sources)
-    base = load_rule_file(base_path, sources, depth + 1, rep, rf.extends_span)
+    base = load_rule_file(base_path, sources, depth + 1, rep, rf.extends_span, read, files)
     merged = merge(base, rf, rep)
     if rep:
         raise CompileError(rep.diagnostics, sources)

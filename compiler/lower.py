@@ -509,7 +509,14 @@ class _Lowering:
         out = []
         for t in self.rf.tables:
             rows = []
+            first_line: dict[str, int] = {}
             for i, r in enumerate(t.rows):
+                if r.name is not None and r.name in first_line:
+                    self.rep.error("E102", f"duplicate row '{r.name}' in table '{t.name}'", r.name_span,
+                                   f"the first row '{r.name}' is on line {first_line[r.name]}; give this one "
+                                   "another name")
+                elif r.name is not None:
+                    first_line[r.name] = r.span.line
                 guard = scope.check(r.guard, {}, BOOL, "a table row")
                 body = scope.block(r.body, {})
                 for s in _walk(body):

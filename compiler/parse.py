@@ -8,6 +8,7 @@ E004 nesting too deep) pointing at the offending token.
 """
 from __future__ import annotations
 
+import copy
 import re
 
 from lark import Token, Tree
@@ -99,9 +100,12 @@ def parse_text(text: str, path: str) -> S.RuleFile:
     if deep is not None:
         at = _span_of(path, deep.meta)
         at = Span(path, at.line, at.col, at.line, at.col + 1)
-        raise CompileError([Diagnostic("E004", f"nested too deeply: more than {MAX_DEPTH} levels of the grammar "
-                                               f"(an 'if' inside a block takes two, an operator one)", at,
-                                       "split the expression or the blocks; use a variable or a table row")],
+        raise CompileError([Diagnostic("E004", f"nested too deeply: more than {MAX_DEPTH} levels of blocks and "
+                                               "expressions", at,
+                                       "each block inside another is a level, and so is each operator, call, "
+                                       "index or quantifier inside another ('a + b + c' takes one per '+'); split "
+                                       "the blocks or the expression: a variable, a 'def' or a table row can hold "
+                                       "a part")],
                            {path: text})
     try:
         b = _Builder(path)
@@ -111,18 +115,31 @@ def parse_text(text: str, path: str) -> S.RuleFile:
         raise CompileError([exc.diagnostic], {path: text}) from None
 
 
-#: How deeply expressions and blocks may nest (the later passes recurse once per level).
-MAX_DEPTH = 100
+#: How deeply blocks and expressions may nest, in the levels a reader counts: each block inside another (the body
+#: of an 'if', 'elif', 'else', 'for', action, 'do', row ...) is one level, and so is each node of an expression
+#: inside another (an operator, a call, an index, a quantifier, an 'if ... then ... else', a 'case').  The later
+#: passes, the engine and the exporters recurse once per level (a few grammar nodes each), far below Python's
+#: recursion limit; the exported Python module indents once per block, below Python's 100 levels of
+#: indentation.  48 'if's one inside another are well within the limit.
+MAX_DEPTH = 80
+
+# The grammar's rules that make a level (the others -- if_stmt, elif_clause, arglist, case_arm ... -- only hold
+# a block or an expression that does; a name or a number adds none).
+_LEVEL_RULES = frozenset({
+    "block", "cond", "or_", "and_", "not_", "compare_op", "in_range", "in_set", "card_lit", "binop", "neg",
+    "index", "call", "q_any", "q_all", "q_sum", "q_count", "q_next", "case_expr"})
 
 
 def _too_deep(tree: Tree) -> Tree | None:
-    """The first subtree nested more than MAX_DEPTH levels down (walked without recursion), or None."""
+    """The first subtree, in source order, nested more than MAX_DEPTH levels (as _LEVEL_RULES count them) down
+    the tree, or None.  Walked without recursion, so that any depth is measured."""
     stack = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
+        depth += node.data in _LEVEL_RULES
         if depth > MAX_DEPTH:
             return node
-        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
+        stack.extend((c, depth) for c in reversed(node.children) if isinstance(c, Tree))
     return None
 
 
@@ -137,33 +154,236 @@ def _line_col(text: str, pos: int) -> tuple[int, int]:
     return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
-def _unclosed_brace(text: str, upto: int) -> int | None:
-    """Line of the innermost '{' still open at offset ``upto`` (comments and strings skipped), or None."""
+# -- missing '}': a brace-balance scan of the text, and a repair tried on the parser's state ----------------------
+_BRACE_LEXEMES = re.compile(r'#[^\n]*|"(?:[^"\\\n]|\\.)*"|[{}]')
+#: A '}' counts as the repair of a syntax error when, fed to the parser where it stopped, the parser then accepts
+#: the token it rejected and this many more (or the rest of the file).
+_REPAIR_MARGIN = 3
+#: At most this many '}' are tried at one place.
+_MAX_CLOSED = 8
+#: Copies of the parser are kept for the tokens that start within this many characters of the rejected one.
+_REPLAY_WINDOW = 512
+
+
+def _brace_scan(text: str, upto: int) -> tuple[list[int], list[tuple[int, int]], dict[int, int | None]]:
+    """The braces of ``text[:upto]``, comments and strings skipped: (the offsets of the '{' still open there,
+    innermost last; the (open, close) offsets of the pairs matched, in the order they close; for each '{', the
+    offset of the brace just before it, None for the first).  A '}' with nothing open is not matched."""
     stack: list[int] = []
-    for m in re.finditer(r'#[^\n]*|"(?:[^"\\\n]|\\.)*"|[{}]', text[:upto]):
-        if m.group() == "{":
+    pairs: list[tuple[int, int]] = []
+    before: dict[int, int | None] = {}
+    last = None
+    for m in _BRACE_LEXEMES.finditer(text, 0, upto):
+        g = m.group()
+        if g == "{":
+            before[m.start()] = last
             stack.append(m.start())
-        elif m.group() == "}" and stack:
-            stack.pop()
-    return _line_col(text, stack[-1])[0] if stack else None
+        elif g == "}":
+            if stack:
+                pairs.append((stack.pop(), m.start()))
+        else:
+            continue
+        last = m.start()
+    return stack, pairs, before
 
 
-def _token_before(text: str, pos: int) -> Token | None:
-    """The token the parser accepted just before offset ``pos`` (re-lexed in context), or None."""
-    prev = None
+def _line_start(text: str, pos: int) -> int:
+    return text.rfind("\n", 0, pos) + 1
+
+
+def _indent(text: str, line_start: int) -> int:
+    """The indentation (leading blanks) of the line starting at offset ``line_start``."""
+    end = line_start
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return end - line_start
+
+
+def _header_indent(text: str, opener: int, previous: int | None) -> int:
+    """The indentation of the construct a '{' at ``opener`` opens: the least indentation of the code lines from
+    the line of the brace ``previous`` (excluded) to the opener's line (so that ``action a "x"`` continued by
+    ``    when C {`` counts as indented like ``action``)."""
+    first = _line_start(text, opener)
+    best = _indent(text, first)
+    stop = _line_start(text, previous) if previous is not None else 0
+    ls = first
+    while ls > stop:
+        ls = _line_start(text, ls - 1)
+        if previous is not None and ls == stop:
+            break
+        end = text.find("\n", ls)
+        code = text[ls:end if end >= 0 else len(text)].strip()
+        if code and not code.startswith("#"):
+            best = min(best, _indent(text, ls))
+    return best
+
+
+def _misaligned(text: str, pairs, before, inside: int) -> tuple[int, int] | None:
+    """The first matched pair (open, close) within the block opened at ``inside`` whose '}' starts its line less
+    indented than the construct it closes: by the indentation, that '}' belongs to an enclosing block, and the
+    block it closes is the one that lacks its own.  None when every '}' lines up."""
+    for o, c in pairs:
+        if o <= inside:
+            continue
+        ls = _line_start(text, c)
+        if text[ls:c].strip() or _line_start(text, o) == ls:
+            continue
+        if c - ls < _header_indent(text, o, before[o]):
+            return o, c
+    return None
+
+
+def _brace_place(text: str, off: int) -> str:
+    """``line N`` for the brace at ``off`` (``line N, column C`` when its line has several)."""
+    line, col = _line_col(text, off)
+    end = text.find("\n", off)
+    row = text[_line_start(text, off):end if end >= 0 else len(text)]
+    return f"line {line}" if row.count("{") == 1 else f"line {line}, column {col}"
+
+
+def _missing_brace_hint(text: str, at: int, count: int | None = 1, before: str | None = None) -> str | None:
+    """The hint for ``count`` '}' (None: as many as are open) missing at offset ``at`` of ``text``: which '{' are
+    still open there and, when the indentation shows it, which block lacks its '}'.  ``before`` names the token
+    the '}' goes before when it is not the one the diagnostic points at.  None when no '{' is open at ``at``."""
+    stack, pairs, prior = _brace_scan(text, at)
+    if not stack:
+        return None
+    count = len(stack) if count is None else max(1, min(count, len(stack)))
+    opened = stack[-count:]
+    places = [_brace_place(text, o) for o in opened]
+    ask = "is a '}' missing" if count == 1 else f"are {count} '}}' missing"
+    if before is not None:
+        ask += f" before {before}"
+    if count == 1:
+        hint = f"{ask}? the '{{' on {places[0]} is not closed"
+    elif count > 3:
+        hint = f"{ask}? the innermost '{{' still open is on {places[-1]}"
+    elif all("," not in p for p in places):          # the '{' on lines 11 and 12
+        lines = [p.split()[1] for p in places]
+        hint = f"{ask}? the '{{' on lines {', '.join(lines[:-1])} and {lines[-1]} are not closed"
+    else:
+        hint = f"{ask}? the '{{' on {', '.join(places[:-1])} and {places[-1]} are not closed"
+    bad = _misaligned(text, pairs, prior, opened[0])
+    if bad is not None:
+        hint += (f"; by the indentation, the block opened on line {_line_col(text, bad[0])[0]} lacks its '}}' "
+                 f"(the '}}' on line {_line_col(text, bad[1])[0]} closes it instead)")
+    return hint
+
+
+def _copy_parser(ip):
+    """A copy of a Lark interactive parser that can be fed without changing ``ip`` (tree values shared)."""
     try:
-        for tok in parser().parse_interactive(text).iter_parse():
-            if tok.start_pos is None or tok.start_pos >= pos:
+        return ip.copy(deepcopy_values=False)
+    except TypeError:     # lark < 1.2: no such argument
+        return ip.copy()
+
+
+def _without_tree(ip) -> None:
+    """Make the interactive parser ``ip`` (and its copies) check the syntax without building a tree, as Lark's
+    own ``InteractiveParser.accepts`` does: the replays only ask whether tokens are accepted."""
+    conf = getattr(ip.parser_state, "parse_conf", None)
+    if conf is not None and hasattr(conf, "callbacks"):
+        conf = copy.copy(conf)
+        conf.callbacks = {}
+        ip.parser_state.parse_conf = conf
+
+
+def _replay(text: str, stop: int):
+    """Run the parser over ``text`` again up to the token at offset ``stop`` (the one it rejected).
+
+    Returns (near, before_stop): the tokens accepted before ``stop`` that start within _REPLAY_WINDOW characters
+    of it (at least the last one), each with a copy of the interactive parser taken just before it was lexed,
+    in text order; and a copy taken just before the token at ``stop`` was lexed (or None).  A copy's lexer
+    resumes at its token, so that a word is lexed again for the parser's new state."""
+    near: list[tuple[Token, object]] = []
+    before_stop = None
+    last = None
+    try:
+        ip = parser().parse_interactive(text)
+        _without_tree(ip)
+        tokens = ip.lexer_thread.lex(ip.parser_state)
+        while True:
+            close = last is None or last.end_pos is None or last.end_pos >= stop - _REPLAY_WINDOW
+            snap = _copy_parser(ip) if close else None
+            try:
+                tok = next(tokens, None)
+            except UnexpectedInput:     # the contextual lexer rejects the token itself: it starts here
+                before_stop = snap
                 break
-            prev = tok
+            if tok is None or tok.start_pos is None or tok.start_pos >= stop:
+                before_stop = snap
+                break
+            last = tok
+            near.append((tok, snap))
+            ip.feed_token(tok)
     except UnexpectedInput:
         pass
-    return prev
+    near = [(t, s) for t, s in near if s is not None] or near[-1:]
+    if near and near[-1][1] is None and near[-1][0].start_pos is not None and near[-1][0].start_pos < stop:
+        near[-1] = (near[-1][0], _replay(text, near[-1][0].start_pos)[1])
+    return near, before_stop
 
 
-def _reserved_name_before(text: str, pos: int) -> tuple[Token, int] | None:
-    """A keyword token just before offset ``pos`` whose word the file declares as a name: (token, decl line)."""
-    tok = _token_before(text, pos)
+def _closes(snap, count: int, at: Token, need: int) -> bool | None:
+    """Feed ``count`` '}' to a copy of the parser ``snap``, then the text from where ``snap`` stopped: True when
+    the next ``need`` tokens (or all the rest of the file) are accepted, False when one is not, None when the
+    parser does not accept ``count`` '}' there (nor, then, more)."""
+    s = _copy_parser(snap)
+    try:
+        for _ in range(count):
+            s.feed_token(Token.new_borrow_pos("RBRACE", "}", at))
+    except UnexpectedInput:
+        return None
+    n = 0
+    try:
+        for _ in s.iter_parse():
+            n += 1
+            if n > need:
+                return True
+        s.feed_eof()
+    except UnexpectedToken as exc:
+        return exc.token.type == "$END"       # everything up to the end was accepted
+    except UnexpectedInput:
+        return False
+    return True
+
+
+def _brace_repair(text: str, tok: Token, near, before_tok) -> str | None:
+    """The missing-'}' hint when closing blocks explains the rejected token ``tok``: when one or more '}' put
+    just before ``tok``, just before the token accepted before it (a keyword the parser took for a name, as
+    ``row`` in a statement block), or at the start of ``tok``'s line (``option x: ...`` read as two more ranks
+    of an unclosed deck) let the parser go on through ``tok`` and the next tokens.  ``near``: the tokens before
+    ``tok`` with the parser's state before each (see _replay).  None when no such '}' helps: the mistake is
+    something else.  Only as many '}' as the whole file lacks are tried: in a file whose braces balance, no '}'
+    is missing (a brace is misplaced, or the token is)."""
+    candidates = [(before_tok, tok.start_pos, None, 0)]
+    line_start = _line_start(text, tok.start_pos)
+    for i in range(len(near) - 1, -1, -1):
+        t, snap = near[i]
+        if t.start_pos is None or (i < len(near) - 1 and t.start_pos < line_start):
+            break
+        first_on_line = t.start_pos >= line_start and not text[line_start:t.start_pos].strip()
+        if i == len(near) - 1 or first_on_line:      # the token just before tok; the first token of tok's line
+            shown = str(t)
+            named = (f"'{shown}'" if t.type != "STRING" else shown) if len(shown) <= 30 else None
+            candidates.append((snap, t.start_pos, named, len(near) - i))
+    lacking = len(_brace_scan(text, len(text))[0])    # the '{' the whole file leaves open
+    for snap, at, before, skipped in candidates:
+        if snap is None or at is None:
+            continue
+        depth = min(len(_brace_scan(text, at)[0]), lacking)
+        for k in range(1, min(depth, _MAX_CLOSED) + 1):
+            ok = _closes(snap, k, tok, skipped + 1 + _REPAIR_MARGIN)
+            if ok is None:
+                break
+            if ok:
+                return _missing_brace_hint(text, at, k, before)
+    return None
+
+
+def _reserved_name_before(text: str, tok: Token | None) -> tuple[Token, int] | None:
+    """``tok`` (the token accepted just before a syntax error) when it is a keyword whose word the file declares
+    as a name: (token, line of the declaration); None otherwise."""
     if tok is None or tok.type == "NAME" or not str(tok).isidentifier():
         return None
     word = str(tok)
@@ -189,22 +409,33 @@ def _token_words(tok: Token) -> str:
 
 
 def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic:
+    """The E001-E003 diagnostic of the parse error ``exc`` in ``text``: located at the token (or character) the
+    parser rejected, with a hint.  When closing one or more blocks there would let the parse go on (checked on
+    the parser's own state, not guessed from the token), the hint says that a '}' is missing and which '{' is
+    still open (and, by the indentation, which block lacks its '}'); otherwise it names what was expected, a
+    reserved word used as a name, or the character another language would use."""
     if isinstance(exc, UnexpectedToken) and exc.token.type == "$END" or isinstance(exc, UnexpectedEOF):
         lines = text.splitlines() or [""]
         line = len(lines)
         col = len(lines[-1]) + 1
         expected = getattr(exc, "expected", None) or getattr(exc, "accepts", None) or []
-        brace = _unclosed_brace(text, len(text))
-        if brace is not None:
-            hint = f"is a '}}' missing? the '{{' on line {brace} is not closed"
-        else:
+        hint = _missing_brace_hint(text, len(text), None)
+        if hint is None:
             hint = f"expected {_describe_expected(expected)}" if expected else None
         return Diagnostic("E003", "unexpected end of file", Span(path, line, col, line, col + 1), hint)
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
         expected = exc.accepts or exc.expected
         start = tok.start_pos if tok.start_pos is not None else len(text)
-        reserved = _reserved_name_before(text, start)
+        near, before_tok = _replay(text, start)
+        prev = near[-1][0] if near else None
+        try:
+            brace = _brace_repair(text, tok, near, before_tok) if tok.start_pos is not None else None
+        except Exception:  # noqa: BLE001 - the repair only refines the hint; if it fails, the plain one stands
+            brace = None
+        if brace is not None:
+            return Diagnostic("E001", f"unexpected {_token_words(tok)}", _span_of(path, tok), brace)
+        reserved = _reserved_name_before(text, prev)
         if reserved is not None:
             kw, decl_line = reserved
             word = str(kw)
@@ -213,9 +444,16 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic
                               "(docs/language.md lists the reserved words)")
         hint = f"expected {_describe_expected(expected)}"
         if tok.type in _TOP_LEVEL and "RBRACE" in expected:
-            brace = _unclosed_brace(text, start)
-            if brace is not None:
-                hint = f"is a '}}' missing? the '{{' on line {brace} is not closed"
+            if _brace_scan(text, len(text))[0]:
+                hint = _missing_brace_hint(text, start) or hint
+            else:
+                opened = _brace_scan(text, start)[0]
+                if opened:
+                    hint = (f"'{tok}' begins a declaration, which cannot be inside the block opened on "
+                            f"{_brace_place(text, opened[-1])}: move it out of the block (the braces of the "
+                            f"file balance, so none is lacking)")
+        elif str(tok) == ";":
+            hint = _CHAR_HINTS[";"]
         elif tok.type != "NAME" and str(tok).isidentifier() and "NAME" in expected:
             hint = f"'{tok}' is a reserved word of the language and cannot be used as a name; choose another name"
         return Diagnostic("E001", f"unexpected {_token_words(tok)}", _span_of(path, tok), hint)
@@ -251,7 +489,8 @@ class _Builder:
         players = None
         sides: tuple = ()
         deck = None
-        options, enums, zones, vars_, phases, tables, props, removes, misplaced, defs = ([] for _ in range(10))
+        options, enums, zones, vars_, phases, tables, props, removes, misplaced, defs, row_overrides = (
+            [] for _ in range(11))
         match = None
         extends_span = players_span = game_span = self.sp(tree) if tree.children else Span(self.path, 1, 1, 1, 2)
         for item in tree.children:
@@ -299,7 +538,16 @@ class _Builder:
             elif k == "def_decl":
                 defs.append(self.def_decl(item))
             elif k == "remove_decl":
-                removes.append(S.RemoveDecl(str(item.children[0]), str(item.children[1]), self.sp(item)))
+                what, first, second = item.children
+                if second is None:
+                    removes.append(S.RemoveDecl(str(what), str(first), self.sp(item), name_span=self.sp(first)))
+                else:
+                    removes.append(S.RemoveDecl(str(what), str(second), self.sp(item), table=str(first),
+                                                table_span=self.sp(first), name_span=self.sp(second)))
+            elif k == "row_override_decl":
+                _, tname, rname, guard, body = item.children
+                row_overrides.append(S.RowDecl(str(rname), self.expr(guard), self.block(body), self.sp(item),
+                                               True, self.sp(rname), str(tname), self.sp(tname)))
             elif k in ("action_decl", "actor_decl", "trick_decl"):
                 misplaced.append(S.Misplaced(k.split("_")[0], self.misplaced_span(item)))
             else:  # pragma: no cover - grammar and builder out of sync
@@ -307,7 +555,7 @@ class _Builder:
         return S.RuleFile(self.path, game, title, extends, players, sides, deck, tuple(options), tuple(enums),
                           tuple(zones), tuple(vars_), tuple(phases), tuple(tables), match, tuple(props),
                           tuple(removes), tuple(misplaced), self.sp(tree) if tree.children else extends_span,
-                          extends_span, players_span, game_span, tuple(defs))
+                          extends_span, players_span, game_span, tuple(defs), tuple(row_overrides))
 
     def def_decl(self, item: Tree) -> S.DefDecl:
         ov, name, *rest = item.children
@@ -496,10 +744,23 @@ class _Builder:
         ov, name, *rows = item.children
         out = []
         for r in rows:
-            rname, guard, body = r.children
+            rov, rname, guard, body = r.children
             out.append(S.RowDecl(str(rname) if rname is not None else None, self.expr(guard), self.block(body),
-                                 self.sp(r)))
+                                 self.sp(r), rov is not None,
+                                 self.sp(rname) if rname is not None else self.row_head(r)))
         return S.TableDecl(str(name), tuple(out), ov is not None, self.sp(item), self.sp(name))
+
+    def row_head(self, r: Tree) -> Span:
+        """The span of the word ``row`` that starts the unnamed row ``r`` (after its ``override``, if any)."""
+        sp = self.sp(r)
+        ov = r.children[0]
+        if ov is None or ov.end_pos is None:
+            return Span(self.path, sp.line, sp.col, sp.line, sp.col + 3)
+        m = next((m for m in re.finditer(r"#[^\n]*|row\b", self.text[ov.end_pos:]) if m.group() == "row"), None)
+        if m is None:  # pragma: no cover - the grammar puts 'row' there
+            return sp
+        line, col = _line_col(self.text, ov.end_pos + m.start())
+        return Span(self.path, line, col, line, col + 3)
 
     def match(self, item: Tree) -> S.MatchDecl:
         fd = nd = start = ends = rv = rexpr = None

@@ -402,10 +402,17 @@ class VarDecl:
 
 @dataclass(frozen=True)
 class RowDecl:
+    """A row of a scoring table.  ``override``: written ``override row`` (only in a variant) to replace the row of
+    that name of a base table in place; ``table``: the table named in ``override row TABLE.ROW`` at the top level
+    of a variant (None for a row written inside a ``table`` block)."""
     name: str | None
     guard: Expr
     body: tuple[Stmt, ...]
     span: Span = _span()
+    override: bool = False
+    name_span: Span = _span()
+    table: str | None = None
+    table_span: Span = _span()
 
 
 @dataclass(frozen=True)
@@ -447,9 +454,13 @@ class PropertyDecl:
 
 @dataclass(frozen=True)
 class RemoveDecl:
+    """``remove WHAT NAME``; ``remove row TABLE.ROW`` sets ``table`` (the row is removed from that table only)."""
     what: str
     name: str
     span: Span = _span()
+    table: str | None = None
+    table_span: Span = _span()
+    name_span: Span = _span()
 
 
 @dataclass(frozen=True)
@@ -476,3 +487,4 @@ class RuleFile:
     players_span: Span = _span()
     game_span: Span = _span()  # the game's name in ``game NAME``
     defs: tuple[DefDecl, ...] = ()
+    row_overrides: tuple[RowDecl, ...] = ()   # ``override row TABLE.ROW: ...`` at the top level, in source order

@@ -3,11 +3,17 @@
 The variant's declarations are laid over the base's, by name:
 
 * a declaration whose name is new is added;
-* ``override option|phase|action|table|property NAME`` replaces the base's declaration of that
+* ``override option|phase|action|table|property|def NAME`` replaces the base's declaration of that
   name in place (an ``override action`` inside a phase replaces one action of that phase);
-* ``remove phase|action|table|row|property|option|var|zone NAME`` deletes it;
-* redeclaring a base name without ``override`` is a duplicate (E102); overriding or removing a name
-  the base does not have is E118, reported at the variant's line.
+* a ``phase NAME { ... }`` block naming a base phase adds its actions to it (``override action`` replaces
+  one); a ``table NAME { ... }`` block naming a base table likewise appends its rows at the end of the
+  table (``override row ROW`` replaces one row in place, keeping its position: rows apply in order);
+* ``override row TABLE.ROW: COND => { ... }`` at the top level replaces row ROW of table TABLE in place;
+* ``remove phase|action|table|row|property|option|var|zone|def NAME`` deletes it (``remove row TABLE.ROW``
+  deletes that table's row only);
+* redeclaring a base name without ``override`` is a duplicate (E102), and so is adding a row whose name the
+  table already has; overriding or removing a name the base does not have is E118, reported at the
+  variant's line with a did-you-mean hint.
 
 The result is one :class:`~atout.compiler.syntax.RuleFile`, compiled as if written out in full.
 """
@@ -32,6 +38,10 @@ def merge(base: S.RuleFile, variant: S.RuleFile, rep: Reporter) -> S.RuleFile:
 
     for r in variant.removes:      # first, so that a removed var or zone can be declared again
         what = r.what
+        if r.table is not None and what != "row":
+            rep.error("E118", f"'remove {what} {r.table}.{r.name}': only a row is named TABLE.NAME", r.table_span,
+                      f"write 'remove {what} {r.name}'")
+            continue
         if what in ("action", "row"):
             continue
         existing = names(what)
@@ -50,6 +60,13 @@ def merge(base: S.RuleFile, variant: S.RuleFile, rep: Reporter) -> S.RuleFile:
                 lists[kind][existing.index(item.name)] = _merge_phase(lists[kind][existing.index(item.name)],
                                                                       item, rep)
                 continue
+            if kind == "table" and not override and item.name in existing:
+                # Likewise a table block naming a base table adds rows and may override single rows.
+                lists[kind][existing.index(item.name)] = _merge_table(lists[kind][existing.index(item.name)],
+                                                                      item, rep)
+                continue
+            if kind == "table" and (not override or item.name in existing):
+                _no_row_overrides(item, rep, None if override else existing)
             if override:
                 if item.name not in existing:
                     rep.error("E118", f"cannot override {kind} '{item.name}': the base game has none", span,
@@ -63,6 +80,15 @@ def merge(base: S.RuleFile, variant: S.RuleFile, rep: Reporter) -> S.RuleFile:
                           f"again, or give it another name")
             else:
                 lists[kind].append(item)
+    for r in variant.row_overrides:     # override row TABLE.ROW: after the tables, which may have added it
+        tables = names("table")
+        if r.table not in tables:
+            rep.error("E118", f"cannot override row '{r.table}.{r.name}': the base game has no table '{r.table}'",
+                      r.table_span, did_you_mean(r.table, tables) or _listed("tables", tables))
+            continue
+        i = tables.index(r.table)
+        lists["table"][i] = _merge_table(lists["table"][i], S.TableDecl(r.table, (r,), span=r.span,
+                                                                          name_span=r.table_span), rep)
     for r in variant.removes:      # actions and rows last: a phase or table block above may add them
         if r.what in ("action", "row"):
             _remove_nested(lists, r, rep)
@@ -113,6 +139,74 @@ def _merge_phase(base: S.PhaseDecl, part: S.PhaseDecl, rep: Reporter) -> S.Phase
                    trick=part.trick if part.trick is not None else base.trick)
 
 
+def _listed(what: str, names) -> str | None:
+    """A hint listing the names there are (None when there are none)."""
+    names = [n for n in names if n is not None]
+    if not names:
+        return None
+    shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+    return f"the {what} are: {shown}"
+
+
+def _row_names_hint(table: S.TableDecl, name: str) -> str | None:
+    """Did-you-mean among the rows of ``table``, else the list of its row names (and a word on unnamed rows)."""
+    named = [r.name for r in table.rows if r.name is not None]
+    hint = did_you_mean(name, named) or _listed(f"rows of table '{table.name}'", named)
+    unnamed = len(table.rows) - len(named)
+    if unnamed and not did_you_mean(name, named):
+        note = (f"{unnamed} of its rows {'has' if unnamed == 1 else 'have'} no name: only 'override table "
+                f"{table.name}' can change {'it' if unnamed == 1 else 'them'}")
+        hint = f"{hint}; {note}" if hint else note
+    return hint
+
+
+def _merge_table(base: S.TableDecl, part: S.TableDecl, rep: Reporter) -> S.TableDecl:
+    """``base`` with the rows of a variant's ``table NAME { ... }`` block (or one ``override row NAME.ROW``)
+    laid over it: an ``override row`` replaces the base row of that name at its position; any other row is
+    appended after the base's rows, in the order written.  E118 for an override of a row the table does not
+    have (or of an unnamed row), E102 for a new row whose name the table already has."""
+    rows = list(base.rows)
+    for r in part.rows:
+        existing = [x.name for x in rows]
+        if r.override:
+            if r.name is None:
+                rep.error("E118", f"'override row' needs the name of the row of table '{base.name}' it replaces",
+                          r.name_span, _row_names_hint(base, ""))
+                continue
+            if r.name not in existing:
+                rep.error("E118", f"cannot override row '{r.name}': table '{base.name}' has none", r.name_span,
+                          _row_names_hint(replace(base, rows=tuple(rows)), r.name))
+                continue
+            rows[existing.index(r.name)] = replace(r, override=False, table=None)
+        elif r.name is not None and r.name in existing:
+            first = rows[existing.index(r.name)]
+            if first.span.path == r.span.path:     # two new rows of that name in the variant
+                rep.error("E102", f"duplicate row '{r.name}' in table '{base.name}'", r.name_span,
+                          f"the first row '{r.name}' is on line {first.span.line}; give this one another name")
+            else:
+                rep.error("E102", f"duplicate row '{r.name}' in table '{base.name}': the base game already has it",
+                          r.name_span, f"write 'override row {r.name}' to replace it, or give the new row another "
+                                       "name")
+        else:
+            rows.append(r)
+    return replace(base, rows=tuple(rows))
+
+
+def _no_row_overrides(table: S.TableDecl, rep: Reporter, base_tables: list[str] | None) -> None:
+    """E118 for ``override row`` in a table the variant declares whole: a new table (``base_tables``: the names
+    the base has) or an ``override table`` (None), whose rows are all new."""
+    for r in table.rows:
+        if not r.override:
+            continue
+        if base_tables is None:
+            rep.error("E118", f"'override row' inside 'override table {table.name}': the table is replaced whole",
+                      r.name_span, f"remove the word 'override' before 'row', or write 'table {table.name} "
+                                   "{ ... }' (without 'override') to change single rows")
+        else:
+            rep.error("E118", f"cannot override row '{r.name}': the base game has no table '{table.name}'",
+                      r.name_span, did_you_mean(table.name, base_tables) or _listed("tables", base_tables))
+
+
 def _remove_nested(lists, r: S.RemoveDecl, rep: Reporter) -> bool:
     if r.what == "action":
         for i, ph in enumerate(lists["phase"]):
@@ -122,12 +216,28 @@ def _remove_nested(lists, r: S.RemoveDecl, rep: Reporter) -> bool:
                 return True
         rep.error("E118", f"cannot remove action '{r.name}': no phase of the base game has it", r.span)
         return False
+    if r.table is not None:
+        tables = [t.name for t in lists["table"]]
+        if r.table not in tables:
+            rep.error("E118", f"cannot remove row '{r.table}.{r.name}': the base game has no table '{r.table}'",
+                      r.table_span, did_you_mean(r.table, tables) or _listed("tables", tables))
+            return False
+        i = tables.index(r.table)
+        t = lists["table"][i]
+        if r.name not in [row.name for row in t.rows]:
+            rep.error("E118", f"cannot remove row '{r.name}': table '{r.table}' has none", r.name_span,
+                      _row_names_hint(t, r.name))
+            return False
+        lists["table"][i] = replace(t, rows=tuple(row for row in t.rows if row.name != r.name))
+        return True
     for i, t in enumerate(lists["table"]):
         names = [row.name for row in t.rows]
         if r.name in names:
             lists["table"][i] = replace(t, rows=tuple(row for row in t.rows if row.name != r.name))
             return True
-    rep.error("E118", f"cannot remove row '{r.name}': no table of the base game has a row of that name", r.span)
+    every = [row.name for t in lists["table"] for row in t.rows if row.name is not None]
+    rep.error("E118", f"cannot remove row '{r.name}': no table of the base game has a row of that name", r.span,
+              did_you_mean(r.name, every))
     return False
 
 
@@ -136,8 +246,9 @@ def not_a_variant(rf: S.RuleFile, rep: Reporter) -> None:
     for r in rf.removes:
         rep.error("E118", "'remove' is only allowed in a variant (a file that extends another)", r.span,
                   "add 'extends \"BASE.atout\"' at the top of the file, or edit the declaration itself")
-    items = [*rf.options, *rf.phases, *rf.tables, *rf.properties]
+    items = [*rf.options, *rf.phases, *rf.tables, *rf.properties, *rf.defs, *rf.row_overrides]
     items += [a for ph in rf.phases for a in ph.actions]
+    items += [r for t in rf.tables for r in t.rows]
     for item in items:
         if getattr(item, "override", False):
             rep.error("E118", "'override' is only allowed in a variant (a file that extends another)",

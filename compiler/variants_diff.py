@@ -1,4 +1,5 @@
-"""What a variant changes: the IR of a variant compared with the IR of its base, by name."""
+"""What a variant changes: the IR of a variant compared with the IR of its base, by name (a phase's actions
+and a table's rows one by one)."""
 from __future__ import annotations
 
 import os
@@ -55,6 +56,8 @@ def diff_games(base: ir.Game, new: ir.Game, base_path: str, declared: set | None
                     if da[name].body != db[name].body:
                         detail.append("effects changed")
                     lines.append(f"  ~ phase {name}: {', '.join(detail) or 'changed'}")
+                elif kind == "table":
+                    lines.append(f"  ~ table {name}: {', '.join(_row_changes(da[name], db[name])) or 'changed'}")
                 else:
                     lines.append(f"  ~ {kind} {name} changed")
         for name in db:
@@ -63,3 +66,21 @@ def diff_games(base: ir.Game, new: ir.Game, base_path: str, declared: set | None
     if len(lines) == 1:
         lines.append("  (no change)")
     return lines
+
+
+def _row_changes(a: ir.Table, b: ir.Table) -> list[str]:
+    """How table ``b`` differs from ``a``, row by row: 'row R changed' (in place), 'row R added' (with its
+    position when it is not at the end), 'row R removed', and 'rows reordered' when the rows both have are in
+    another order.  Unnamed rows are named by position (row1, row2, ...) as the compiler names them."""
+    ra = {r.name: r for r in a.rows}
+    rb = {r.name: r for r in b.rows}
+    order_b = [r.name for r in b.rows]
+    out = [f"row {n} changed" for n in ra if n in rb and ra[n] != rb[n]]
+    for i, n in enumerate(order_b):
+        if n not in ra:
+            later = [m for m in order_b[i + 1:] if m in ra]
+            out.append(f"row {n} added" + (f" before row {later[0]}" if later else ""))
+    out += [f"row {n} removed" for n in ra if n not in rb]
+    if [n for n in ra if n in rb] != [n for n in order_b if n in ra]:
+        out.append("rows reordered")
+    return out

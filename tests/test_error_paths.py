@@ -311,7 +311,7 @@ def test_a_valid_variant_changes_what_it_says(tmp_path, capsys, monkeypatch):
     assert out[1:] == ["variant of base.atout (tiny):", '  ~ game: tiny "Tiny" -> tiny2 "Tiny 2"',
                        "  ~ option target: 3 -> 5",
                        "  ~ phase declare: action pass changed, action wait added",
-                       "  ~ table deal_score changed", "  - removed property scoring_complete"]
+                       "  ~ table deal_score: row lost removed", "  - removed property scoring_complete"]
 
 
 def test_extends_chain_too_deep(tmp_path):

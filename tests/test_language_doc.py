@@ -75,7 +75,7 @@ ATOUT = _atout_blocks()
 def test_the_doc_has_examples_of_every_kind():
     kinds = [k for k, *_ in ATOUT]
     assert kinds.count("decls") >= 8 and kinds.count("stmts") >= 2 and "complete" in kinds
-    assert sum(1 for k in kinds if k.startswith("file=")) == 3
+    assert sum(1 for k in kinds if k.startswith("file=")) == 4
 
 
 @pytest.mark.parametrize("kind, info, body, line, game", ATOUT, ids=[f"line{b[3]}-{b[0]}" for b in ATOUT])
@@ -117,9 +117,9 @@ def test_reference_lists_every_error_code_and_keyword():
 def test_examples_play():
     # The example games are not only well-formed: bots play them to the end without a rule error.
     games = [compile_file(str(ROOT / "docs" / "examples" / f"{name}.atout"))
-             for name in ("skeleton", "skeleton_to_seven", "nap")]
+             for name in ("skeleton", "skeleton_to_seven", "skeleton_vole", "nap")]
     games += [compile_text(body, f"docs/language.md:{line}") for kind, _, body, line, _ in ATOUT if kind == "complete"]
-    assert len(games) == 7
+    assert len(games) == 8
     for game in games:
         stats = simulate(Game(game), 5, 1, ["random"], None)
         assert stats.as_json()["matches"] == 5, game.name

@@ -81,7 +81,9 @@ def test_check_shows_what_a_variant_changes(capsys):
     assert main(["check", str(EW)]) == 0
     out = capsys.readouterr().out
     assert "  ~ option must_trump: true -> false" in out
-    assert "  ~ table deal_score changed" in out
+    assert ("  ~ table deal_score: row refused_3_4 changed, row refused_vole changed, row refused_lost changed, "
+            "row exchanged_eldest_3_4 changed, row exchanged_eldest_vole changed, row exchanged_dealer_3_4 changed, "
+            "row exchanged_dealer_vole changed\n") in out
 
 
 # -- Écarté, classic and EW: behaviour ---------------------------------------------------------
