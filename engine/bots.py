@@ -65,7 +65,6 @@ class GreedyBot:
 
     @staticmethod
     def _score_gain(state, action: int, me: int) -> int:
-        g = state.game
         clone = state.clone()
         before = _own_score(state, me)
         try:

@@ -61,7 +61,6 @@ class ExprCompiler:
         raise TypeError(f"not a zone expression: {e!r}")  # pragma: no cover
 
     def _compile(self, e: ir.Expr) -> Fn:  # noqa: C901 - one case per node type
-        L = self.L
         if isinstance(e, ir.Const):
             v = e.value
             return lambda st, env: v

@@ -175,7 +175,8 @@ def _check_end(state, rec: dict) -> None:
 def step_report(state, step: dict, text: str, before, seat: int | None = None) -> list[str]:
     """The lines a replay prints for one step: who did what, then the trick it completed (who played what,
     who took it) and the deal it ended (tricks, what each seat or side gained), as ``atout play`` says them."""
-    from .terminal import deal_gains, seat_label
+    from .observe import seat_label
+    from .terminal import deal_gains
     g = state.game
     p = step.get("player", 0)
     who = "chance" if p < 0 else seat_label(p, seat)

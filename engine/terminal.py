@@ -22,7 +22,7 @@ from .game import Game
 from atout.compiler import ir
 
 from . import table_ui
-from .observe import deal_shown, labelled_value, seat_label, side_label, trick_phase_reads, trump_suit
+from .observe import deal_shown, trick_phase_reads, trump_suit
 
 
 class EngineTable:
@@ -198,11 +198,11 @@ def partnerships(game: Game, seat: int | None) -> str:
 
 def deal_gains(state, deal: dict, seat: int | None) -> str:
     """What a deal changed of each per-player or per-side int match variable ('points you 0, seat 1 2'), as
-    ``seat`` may see it ('?' for an entry he does not see; None: everything); '' when it changed nothing."""
-    g = state.game
+    ``seat`` may see it ('?' for an entry he does not see; None: everything); '' when it changed nothing.
+    ``deal`` is a record's deal summary (its ``gains``; records older than that field give ``points``).  The
+    wording is the terminal table's (``table_ui._gains``)."""
     gains = deal.get("gains") or {"points": deal.get("points", [])}
-    return "; ".join(labelled_value(state, g.var_decl[name], seat, list(vals)) for name, vals in gains.items()
-                     if any(vals) and name in g.var_decl and g.var_decl[name].visibility != "hidden")
+    return table_ui._gains(table_of(state.game), gains, seat)
 
 
 def _outcome(game, r: list, seat: int) -> str:
