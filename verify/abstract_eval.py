@@ -214,7 +214,7 @@ class AbstractEvaluator:
                 vals = fo(w, env)
                 if len(vals) == 1 and vals[0].__class__ is bool:
                     return [not vals[0]]
-                return self._eval_node(e, w, env)
+                return _negated(vals)     # the operand's values, not evaluated again (nested nots: linear)
             return f_not
         if cls is ir.BinOp and e.op in ("and", "or"):
             fl, fr = self._fn_of(e.left), self._fn_of(e.right)
@@ -226,7 +226,7 @@ class AbstractEvaluator:
                     if a[0] is (not is_and):      # or: true; and: false
                         return [a[0]]
                     return fr(w, env)
-                return self._eval_node(e, w, env)
+                return self._logic_values(e, a, w, env)    # the left's values, not evaluated again
             return f_logic
         if cls is ir.BinOp and e.op in ("==", "!=", "<", "<=", ">", ">=", "+", "-"):
             fl, fr = self._fn_of(e.left), self._fn_of(e.right)
@@ -317,7 +317,7 @@ class AbstractEvaluator:
                     out.append(ExprError(f"index {i} out of range for '{e.base.name}'", e.span))
             return uniq(out)
         if cls is ir.Not:
-            return uniq([x if x.__class__ is ExprError else (not x) for x in self.eval(e.operand, w, env)])
+            return _negated(self.eval(e.operand, w, env))
         if cls is ir.Neg:
             return uniq([x if x.__class__ is ExprError else add(0, x, -1) for x in self.eval(e.operand, w, env)])
         if cls is ir.Cond:
@@ -605,18 +605,26 @@ class AbstractEvaluator:
             if side is not None:   # tricks(a) + tricks(b) of the two partners: the side's exact total
                 return [won[1][side]]
         if op in ("and", "or"):
-            out = []
-            for a in self.eval(e.left, w, env):
-                if a.__class__ is ExprError:
-                    out.append(a)
-                elif op == "and" and not a:
-                    out.append(False)
-                elif op == "or" and a:
-                    out.append(True)
-                else:
-                    out.extend(self.eval(e.right, w, env))
-            return uniq(out)
+            return self._logic_values(e, self.eval(e.left, w, env), w, env)
         return self._binop_values(e, self.eval(e.left, w, env), self.eval(e.right, w, env))
+
+    def _logic_values(self, e: ir.BinOp, left: list, w, env: dict) -> list:
+        """The values of ``e`` (``and`` / ``or``) given the values ``left`` of its left operand: the right
+        operand is evaluated (once) only when some left value does not decide it."""
+        out = []
+        right = None
+        for a in left:
+            if a.__class__ is ExprError:
+                out.append(a)
+            elif e.op == "and" and not a:
+                out.append(False)
+            elif e.op == "or" and a:
+                out.append(True)
+            else:
+                if right is None:
+                    right = self.eval(e.right, w, env)
+                out.extend(right)
+        return uniq(out)
 
     def _binop_values(self, e: ir.BinOp, left: list, right: list) -> list:
         op = e.op
@@ -754,3 +762,8 @@ class AbstractEvaluator:
             elif e.kind == "all":
                 outs.extend([False] if sure_false else ([True, False] if can_false else [True]))
         return uniq(errs + outs)
+
+
+def _negated(vals: list) -> list:
+    """The values of ``not X`` given the values of ``X`` (an evaluation error stays as it is)."""
+    return uniq([x if x.__class__ is ExprError else (not x) for x in vals])
