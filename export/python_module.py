@@ -95,6 +95,13 @@ def generate(game_ir: ir.Game, source: str = "", extra: str = "") -> str:
     return _Gen(game_ir, source).module(extra)
 
 
+# Python refuses more than 20 statically nested blocks ("too many statically nested blocks"); a 'for' with more
+# than this many loops nested in it (itself included) is emitted as blocks (its counter in s.loc), as a loop that
+# can suspend for chance is, and so is everything around it.
+_MAX_STATIC_LOOPS = 12
+
+
+
 class _Gen:  # noqa: PLR0904 - one method per IR construct
     def __init__(self, g: ir.Game, source: str):
         self.g = g
@@ -285,7 +292,23 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         return self.hidden[name]
 
     # -- statements ----------------------------------------------------------------------------
+    def loop_depth(self, s: ir.Stmt) -> int:
+        """How many ``for`` loops nest at most in statement ``s`` (``s`` itself included; a ``score`` counts the
+        loops of its table's rows)."""
+        if isinstance(s, ir.For):
+            return 1 + max((self.loop_depth(x) for x in s.body), default=0)
+        if isinstance(s, ir.If):
+            inner = [x for _, b in s.branches for x in b] + list(s.orelse)
+        elif isinstance(s, ir.Score):
+            inner = [x for row in self.g.table(s.table).rows for x in row.body]
+        else:
+            return 0
+        return max((self.loop_depth(x) for x in inner), default=0)
+
     def can_suspend(self, s: ir.Stmt) -> bool:
+        """Whether ``s`` is emitted as blocks (functions returning the next block) rather than inline Python:
+        it may stop for a chance outcome (a hidden draw, a random value), or it holds a ``for`` nested deeper
+        than a Python function may nest loops."""
         if isinstance(s, ir.Move):
             return s.count is not None and self.zone_hidden(s.source)
         if isinstance(s, ir.Deal):
@@ -294,7 +317,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             return any(self.can_suspend(x) for _, b in s.branches for x in b) or \
                 any(self.can_suspend(x) for x in s.orelse)
         if isinstance(s, ir.For):
-            return any(self.can_suspend(x) for x in s.body)
+            return self.loop_depth(s) > _MAX_STATIC_LOOPS or any(self.can_suspend(x) for x in s.body)
         if isinstance(s, ir.RandomAssign):
             return True
         if isinstance(s, ir.Score):

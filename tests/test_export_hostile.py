@@ -10,7 +10,9 @@ import re
 import pyspiel
 import pytest
 
-from _agreement import needs_dot, parse_dot, render_svg, load_module, play_side_by_side
+from pathlib import Path
+
+from _agreement import export_python, needs_dot, parse_dot, render_svg, load_module, play_side_by_side
 from atout.engine import load
 from atout.export import render
 
@@ -120,3 +122,26 @@ def test_diagrams_and_json_are_safe(hostile, tmp_path):
                             r'  (\[\*\]|\w+) --> (\[\*\]|\w+)( : [^"<>&:;#{}]*)?', bare), line
     data = json.loads(render(str(hostile), "json"))
     assert data["game"]["title"].startswith('Title """')
+
+
+def test_loops_nested_deeper_than_python_allows(tmp_path):
+    """25 nested ``for`` loops (Python compiles at most 20 nested blocks in one function): the module imports,
+    and agrees with the engine.  Three loops run twice, the others once: the innermost statement runs 2**3 = 8
+    times, so the dealer scores 8 when the eldest hand passes (``tiny_duel``'s pass scores 1 otherwise)."""
+    text = (Path(__file__).parent / "data" / "tiny_duel.atout").read_text(encoding="utf-8")
+    body = "points[dealer] += 1"
+    for k in range(25):
+        body = f"for i{k} in 1..{2 if k in (3, 11, 20) else 1} {{ {body} }}"
+    old = "    points[dealer] += 1\n    end deal"
+    assert old in text
+    path = tmp_path / "deep_loops.atout"
+    path.write_text(text.replace(old, f"    {body}\n    end deal").replace("in 0..10 per player", "in 0..20 per player"),
+                    encoding="utf-8")
+    mod = export_python(path, tmp_path, "deep_loops")
+    state = mod.Game().new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    [passing] = [a for a in state.legal_actions() if state.action_to_string(a) == "I pass"]
+    state.apply_action(passing)
+    assert state.is_terminal() and max(state.returns()) == 8
+    assert play_side_by_side(path, mod, range(10)) > 10
