@@ -3,11 +3,14 @@
     atout check FILE                      compile; diagnostics, or a one-line summary (and a variant's changes)
     atout dump FILE                       the canonical IR dump
     atout play FILE [--seat N] [--bot B] [--seed S]
-    atout simulate FILE -n N [--seed S] [--bot B ...] [--json] [--record OUT.jsonl]
+    atout simulate FILE -n N [--seed S] [--bot B ...] [--json] [--record OUT.jsonl] [-j N | --ray [ADDRESS]]
+                 [--no-progress] [--quiet]
     atout replay FILE RECORD [--match K] [--quiet]
     atout verify FILE [--property NAME] [--json] [--trace-out DIR] [--max-states N] [--cross-check N]
                  [--timeout SECONDS]
     atout export FILE --to python|openspiel|dot|mermaid|json -o OUT
+    atout serve FILE_OR_DIR... [--host H] [--port P]   the web card table (the [web] extra; docs/web.md)
+    atout lsp [--verify-on-save]          the language server, over stdio (docs/editors.md)
 
 Exit status: 0 success; 1 a property refuted or unknown (verify), a replay that
 disagrees with its record, or a rule error found while playing; 2 bad input
@@ -116,11 +119,15 @@ def cmd_simulate(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from atout.engine.report import print_stats
-    from atout.engine.simulate import simulate
+    from atout.engine.simulate import RayUnavailable, ray_session, simulate
     if args.n < 1:
         raise UsageError("-n must be at least 1")
     if args.jobs < 0:
         raise UsageError(f"-j must be 0 (one process per CPU) or more, not {args.jobs}")
+    use_ray = args.ray is not None
+    if use_ray and args.jobs != 1:
+        raise UsageError("-j and --ray do not go together: with --ray the matches are spread over the Ray "
+                         "cluster's CPUs")
     jobs = args.jobs or os.cpu_count() or 1
     game = _load(args)
     bots = args.bot or ["random"]
@@ -137,11 +144,20 @@ def cmd_simulate(args) -> int:
             raise UsageError(f"cannot write record file '{args.record}': {exc.strerror}") from None
     err = Console(stderr=True)
     progress = Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                        console=err, transient=True, disable=not err.is_terminal)
+                        console=err, transient=True,
+                        disable=not err.is_terminal or args.no_progress or args.quiet)
+    import contextlib
     import time
     t0 = time.perf_counter()
     try:
-        with progress:
+        with contextlib.ExitStack() as stack:
+            if use_ray:       # connected (or started) before the bar is drawn, so that Ray's log lines come first
+                try:
+                    jobs = stack.enter_context(ray_session(args.ray or None, quiet=args.quiet))
+                except RayUnavailable as exc:
+                    raise UsageError(str(exc)) from None
+                t0 = time.perf_counter()      # "seconds" is the matches' time, not Ray's start-up
+            stack.enter_context(progress)
             task = progress.add_task("matches", total=args.n)
 
             def on_match(i, result):
@@ -153,7 +169,8 @@ def cmd_simulate(args) -> int:
                 progress.advance(task)
 
             with _terminate_as_interrupt():
-                stats = simulate(game, args.n, args.seed, bots, on_match, jobs=jobs)
+                stats = simulate(game, args.n, args.seed, bots, on_match, jobs=jobs, ray=use_ray,
+                                 ray_address=args.ray or None)
     except BaseException:
         if record_fh is not None:
             record_fh.close()
@@ -201,6 +218,58 @@ def cmd_export(args) -> int:
     return export(args.file, args.to, args.output, options_of(args))
 
 
+def cmd_lsp(args) -> int:
+    from atout.lsp import EXTRA_HINT, missing_dependency
+    missing = missing_dependency()
+    if missing is not None:
+        raise UsageError(f"'{missing}' is not installed: {EXTRA_HINT}")
+    if args.verify_timeout <= 0:
+        raise UsageError(f"--verify-timeout must be positive, not {args.verify_timeout}")
+    if args.debounce < 0:
+        raise UsageError(f"--debounce must be 0 or more, not {args.debounce}")
+    from atout.lsp.server import serve
+    return serve(verify_on_save=args.verify_on_save, verify_timeout=args.verify_timeout, debounce=args.debounce)
+
+
+def cmd_serve(args) -> int:
+    from atout.web import missing_extra
+    missing = missing_extra()
+    if missing:
+        raise UsageError(f"atout serve needs the [web] extra ({missing} is not installed): "
+                         f"pip install \"atout[web]\" (or pip install -e \".[web]\" in a checkout)")
+    from atout.web.tables import load_entries
+    try:
+        entries = load_entries(args.paths)
+    except FileNotFoundError as exc:
+        raise UsageError(f"no such file or folder: {exc.args[0]}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be 0..65535, not {args.port}")
+    if args.bot_delay < 0:
+        raise UsageError(f"--bot-delay must be 0 or more seconds, not {args.bot_delay}")
+    if args.tables and os.path.exists(args.tables) and not os.path.isdir(args.tables):
+        raise UsageError(f"--tables {args.tables}: not a folder (a file of that name exists)")
+    import socket
+    try:                      # the address is free (uvicorn would only log the error)
+        with socket.create_server((args.host, args.port)):
+            pass
+    except OSError as exc:
+        import errno
+        why = os.strerror(exc.errno) if isinstance(exc.errno, int) and exc.errno > 0 else \
+            str(exc.strerror or exc).split(" (while attempting")[0]
+        hint = "another server there? choose another --port" if exc.errno == errno.EADDRINUSE else \
+            "--host is an address of this machine, or 0.0.0.0 for all of them"
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {why}; {hint}") from None
+    import uvicorn
+    from atout.web.app import create_app
+    app = create_app(entries, bot_delay=args.bot_delay, cache_dir=args.cache, tables_dir=args.tables)
+    print(f"atout serve: {len(entries)} game{'s' if len(entries) != 1 else ''} "
+          f"({', '.join(e.key for e in entries)}) at http://{args.host}:{args.port}/ (ctrl-C stops)", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="atout", description="Card games as declarative rules: check, play, "
                                                            "simulate, verify and export them.")
@@ -241,6 +310,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                    help="play the matches in N processes (0: one per CPU); results and records are those of "
                         "a serial run")
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="play the matches as Ray tasks: on the cluster at ADDRESS (HOST:PORT, auto), or on a "
+                        "Ray instance started here when ADDRESS is left out; records are those of a serial run "
+                        "(needs the [ray] extra)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn on stderr only "
+                   "when stderr is a terminal)")
+    p.add_argument("--quiet", action="store_true", help="nothing on stderr but errors (no progress bar, no "
+                   "Ray log lines)")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("replay", help="replay a recorded match step by step")
@@ -282,6 +359,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to", required=True, choices=["python", "openspiel", "dot", "mermaid", "json"])
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("lsp", help="the language server for editors, over stdio (the [lsp] extra; docs/editors.md)")
+    p.add_argument("--verify-on-save", action="store_true",
+                   help="run 'atout verify' when a file is saved and show the verdicts on the property lines "
+                        "(off by default; it runs in the background)")
+    p.add_argument("--verify-timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="wall-clock safety of each verification on save (default 300)")
+    p.add_argument("--debounce", type=float, default=0.15, metavar="SECONDS",
+                   help="compile this long after the last keystroke (default 0.15)")
+    p.set_defaults(func=cmd_lsp)
+
+    p = sub.add_parser("serve", help="the web card table: play a game with friends and bots in a browser "
+                                     "(the [web] extra; docs/web.md)")
+    p.add_argument("paths", nargs="+", metavar="FILE_OR_DIR", help="rule files, or folders of *.atout files")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine "
+                   "only; 0.0.0.0 for the local network)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--bot-delay", type=float, default=0.7, metavar="SECONDS",
+                   help="pause before each bot move, to see the cards fall (default 0.7)")
+    p.add_argument("--cache", default=None, metavar="DIR", help="where the verdicts of 'atout verify' are kept "
+                   "(default ~/.cache/atout/verify)")
+    p.add_argument("--tables", default=None, metavar="DIR", help="keep each table's record in DIR and open the "
+                   "tables found there again on start (default: tables last as long as the server)")
+    p.set_defaults(func=cmd_serve)
     return ap
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 import sys
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .bots import make_bot
@@ -169,17 +170,24 @@ def _play_indexed(game: Game, i: int, seed: int | None, bot_names: list[str]) ->
     return play_match(game, bots, rng)
 
 
-def simulate(game: Game, n: int, seed: int | None, bot_names: list[str], on_match=None, jobs: int = 1) -> Stats:
+def simulate(game: Game, n: int, seed: int | None, bot_names: list[str], on_match=None, jobs: int = 1,
+             ray: bool = False, ray_address: str | None = None) -> Stats:
     """Play ``n`` matches; match ``i`` uses seed ``(seed, i)`` so any match can be replayed alone.
 
-    ``jobs`` > 1 plays them in that many worker processes; the results are taken in match order, so the
-    statistics and ``on_match(i, result)`` calls (the records) are exactly those of a serial run.  A rule error
-    in a worker is raised here (with its message and location).
+    ``jobs`` > 1 plays them in that many worker processes; ``ray`` plays them as Ray tasks, on the cluster at
+    ``ray_address`` or on a local Ray instance (see ``ray_session``).  Either way the results are taken in
+    match order, so the statistics and ``on_match(i, result)`` calls (the records) are exactly those of a
+    serial run.  A rule error in a worker is raised here (with its message and location); ``RayUnavailable``
+    when Ray is not installed or cannot be started or reached.
     """
     stats = Stats(game.players, sides=game.ir.sides,
                   per={v.name: v.per for v in game.ir.vars if v.scope == "match" and v.per is not None})
-    results = _parallel(game, n, seed, bot_names, jobs) if jobs > 1 and n > 1 else \
-        (_play_indexed(game, i, seed, bot_names) for i in range(n))
+    if ray:
+        results = _on_ray(game, n, seed, bot_names, ray_address)
+    elif jobs > 1 and n > 1:
+        results = _parallel(game, n, seed, bot_names, jobs)
+    else:
+        results = (_play_indexed(game, i, seed, bot_names) for i in range(n))
     for i, result in enumerate(results):
         stats.add(result)
         if on_match is not None:
@@ -200,33 +208,133 @@ def _worker_init(ir_game) -> None:
     _WORKER["game"] = Game(ir_game)
 
 
-def _worker_chunk(start: int, stop: int, seed, bot_names) -> list[MatchResult]:
-    game = _WORKER["game"]
+def _worker_chunk(start: int, stop: int, seed, bot_names, ir_game=None) -> list[MatchResult]:
+    """Matches ``start .. stop - 1`` of the run: the one chunk worker of both the process pool and Ray.
+
+    ``ir_game``: the game's IR, for a worker that was not set up by ``_worker_init`` (a Ray task, whose
+    argument Ray fetches from its object store); a pool worker has its game from its initializer."""
+    game = _WORKER["game"] if ir_game is None else Game(ir_game)
     return [_play_indexed(game, i, seed, bot_names) for i in range(start, stop)]
+
+
+def _in_order(n: int, window: int, submit, take, cancel):
+    """Yield the results of matches 0..n-1 in order.  Chunks of ``CHUNK`` matches are handed out with
+    ``submit(start, stop) -> handle``, at most ``window`` chunks ahead of the consumer; ``take(handle)`` waits
+    for a chunk's list of results; ``cancel(handle)`` drops a chunk not taken (the consumer stopped early or
+    an error is on its way up)."""
+    from collections import deque
+    pending: deque = deque()
+    starts = iter(range(0, n, CHUNK))
+    try:
+        for start in starts:
+            pending.append(submit(start, min(n, start + CHUNK)))
+            if len(pending) >= window:
+                break
+        while pending:
+            chunk = take(pending.popleft())
+            nxt = next(starts, None)
+            if nxt is not None:
+                pending.append(submit(nxt, min(n, nxt + CHUNK)))
+            yield from chunk
+    finally:
+        for handle in pending:
+            cancel(handle)
 
 
 def _parallel(game: Game, n: int, seed, bot_names: list[str], jobs: int):
     """Yield the results of matches 0..n-1 in order, played by ``jobs`` processes, at most ``2 * jobs`` chunks
     ahead of the consumer."""
     import multiprocessing
-    from collections import deque
     from concurrent.futures import ProcessPoolExecutor
     ctx = multiprocessing.get_context("spawn" if sys.platform == "darwin" else "fork")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
                              initargs=(game.ir,)) as pool:
-        pending: deque = deque()
-        starts = iter(range(0, n, CHUNK))
+        yield from _in_order(n, 2 * jobs,
+                             lambda start, stop: pool.submit(_worker_chunk, start, stop, seed, bot_names),
+                             lambda fut: fut.result(), lambda fut: fut.cancel())
+
+
+# --- Ray -----------------------------------------------------------------------------------------------
+
+RAY_HINT = "install it with: pip install 'atout[ray]'"
+
+
+class RayUnavailable(Exception):
+    """Ray is not installed, or the cluster cannot be reached or started (the command line: exit 2)."""
+
+
+def _check_ray_address(address: str | None) -> None:
+    """Refuse a malformed address, or one where nothing listens, before ``ray.init`` (which, given an address
+    where no cluster answers, retries for many minutes).  ``None``, ``"auto"`` and ``"local"`` are Ray's to
+    resolve; ``ray://HOST:PORT`` (Ray Client) is checked like ``HOST:PORT``."""
+    import socket
+    if address is None or address in ("auto", "local"):
+        return
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise RayUnavailable(f"Ray address '{address}': write HOST:PORT (the head node's address, as "
+                             f"`ray start --head` prints it, e.g. 127.0.0.1:6379), 'auto' (the cluster "
+                             f"started on this machine), or give --ray alone to start Ray here")
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise RayUnavailable(f"cannot reach a Ray cluster at {address}: {exc.strerror or exc} (is "
+                             f"`ray start --head` running there? give --ray alone to start Ray here)") from None
+
+
+@contextmanager
+def ray_session(address: str | None = None, quiet: bool = False):
+    """Connect to Ray for the ``with`` block and yield the number of CPUs the cluster offers.
+
+    ``address``: a running cluster's (``ray.init(address=...)``: ``HOST:PORT``, ``auto``, ``ray://...``);
+    ``None``: Ray's default (the cluster named by ``RAY_ADDRESS`` if set, else a new local instance, stopped
+    at the end).  A process already connected (it called ``ray.init`` itself) keeps its connection: it is
+    used as it is and left open.  ``quiet``: Ray logs only errors.  Raises ``RayUnavailable`` when Ray is not
+    installed, the address is malformed or unreachable, or ``ray.init`` fails."""
+    import logging
+    import os
+    try:
+        import ray
+    except ImportError:
+        raise RayUnavailable(f"--ray needs Ray, which is not installed: {RAY_HINT}") from None
+    _check_ray_address(address if address is not None else os.environ.get("RAY_ADDRESS"))
+    started = False
+    if not ray.is_initialized():
         try:
-            for start in starts:
-                pending.append(pool.submit(_worker_chunk, start, min(n, start + CHUNK), seed, bot_names))
-                if len(pending) >= 2 * jobs:
-                    break
-            while pending:
-                chunk = pending.popleft().result()
-                nxt = next(starts, None)
-                if nxt is not None:
-                    pending.append(pool.submit(_worker_chunk, nxt, min(n, nxt + CHUNK), seed, bot_names))
-                yield from chunk
-        finally:
-            for f in pending:
-                f.cancel()
+            ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                     logging_level=logging.ERROR if quiet else logging.INFO)
+        except Exception as exc:  # noqa: BLE001 - ray raises ConnectionError, RuntimeError, ValueError ...
+            where = f"the Ray cluster at {address}" if address else "Ray"
+            raise RayUnavailable(f"could not start or reach {where}: {exc}") from None
+        started = True
+    try:
+        yield int(ray.cluster_resources().get("CPU", 1))
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _on_ray(game: Game, n: int, seed, bot_names: list[str], address: str | None):
+    """Yield the results of matches 0..n-1 in order, played as Ray tasks (``_worker_chunk``, one task per
+    chunk), at most two chunks per cluster CPU ahead of the consumer."""
+    with ray_session(address) as cpus:
+        import ray
+        task = ray.remote(_worker_chunk)
+        ir_ref = ray.put(game.ir)      # stored once; each task reads it from the object store
+
+        def cancel(ref):
+            try:
+                ray.cancel(ref)
+            except Exception:  # noqa: BLE001, S110 - already finished, or Ray is going down: nothing to cancel
+                pass
+
+        def take(ref):
+            try:
+                return ray.get(ref)
+            except ray.exceptions.RayTaskError as exc:   # a rule error in a task: raised as it was raised there
+                if isinstance(getattr(exc, "cause", None), Exception):
+                    raise exc.cause from None
+                raise
+        yield from _in_order(n, 2 * max(1, cpus),
+                             lambda start, stop: task.remote(start, stop, seed, bot_names, ir_ref), take, cancel)
