@@ -21,7 +21,7 @@ from .variants import merge, not_a_variant
 from .lower import lower
 
 __all__ = ["compile_file", "compile_text", "load_rule_file", "read_source", "span_text", "CompileError", "ir",
-           "warnings_text"]
+           "warnings", "warnings_text"]
 
 MAX_EXTENDS_DEPTH = 8
 MAX_RULE_FILE_BYTES = 4 * 1024 * 1024   # the shipped games are under 20 KB
@@ -83,12 +83,19 @@ def span_text(span: Span) -> str | None:
     return text or None
 
 
-def warnings_text(game: ir.Game) -> str:
-    """The compiler's warnings on ``game`` (W001: a public variable computed from cards not every seat sees),
-    rendered like errors (location, source line, carets, hint) and followed by a count line; '' when there are
-    none.  Warnings never stop a command."""
+def warnings(game: ir.Game) -> list:
+    """The compiler's warnings on ``game`` (a list of Diagnostic, severity 'warning'): W001 (a variable of
+    unsaid visibility computed from cards not every seat sees, :mod:`.visibility`) and W002 (a scoring table
+    no ``score`` applies, :mod:`.unused`)."""
+    from .unused import unscored_tables
     from .visibility import leak_warnings
-    found = leak_warnings(game)
+    return [*leak_warnings(game), *unscored_tables(game)]
+
+
+def warnings_text(game: ir.Game) -> str:
+    """The compiler's warnings on ``game`` (:func:`warnings`), rendered like errors (location, source line, carets, hint) and followed by a count line; '' when there are
+    none.  Warnings never stop a command."""
+    found = warnings(game)
     if not found:
         return ""
     parts = [d.render(source_lines(d.span.path)) for d in found]

@@ -49,6 +49,7 @@ CODES: dict[str, str] = {
     "E121": "bad definition (a 'def' that calls itself)",
     "E122": "bad variable declaration (visibility)",
     "W001": "a public variable computed from cards not every player sees (a leak into observations)",
+    "W002": "a scoring table that no `score` statement applies (often a misspelt table name in a variant)",
 }
 
 

@@ -89,9 +89,10 @@ def merge(base: S.RuleFile, variant: S.RuleFile, rep: Reporter) -> S.RuleFile:
         i = tables.index(r.table)
         lists["table"][i] = _merge_table(lists["table"][i], S.TableDecl(r.table, (r,), span=r.span,
                                                                           name_span=r.table_span), rep)
+    removed: dict = {}
     for r in variant.removes:      # actions and rows last: a phase or table block above may add them
         if r.what in ("action", "row"):
-            _remove_nested(lists, r, rep)
+            _remove_nested(lists, r, rep, removed)
     return S.RuleFile(
         path=variant.path,
         game=variant.game or base.game,
@@ -177,6 +178,12 @@ def _merge_table(base: S.TableDecl, part: S.TableDecl, rep: Reporter) -> S.Table
                 rep.error("E118", f"cannot override row '{r.name}': table '{base.name}' has none", r.name_span,
                           _row_names_hint(replace(base, rows=tuple(rows)), r.name))
                 continue
+            target = rows[existing.index(r.name)]
+            if target.span.path == r.span.path:    # added (or overridden already) by this file, not the base's
+                rep.error("E118", f"cannot override row '{r.name}' of table '{base.name}': the base game has none; "
+                                  f"this file writes it on line {target.span.line}", r.name_span,
+                          f"change the row on line {target.span.line} itself, or override a row of the base")
+                continue
             rows[existing.index(r.name)] = replace(r, override=False, table=None)
         elif r.name is not None and r.name in existing:
             first = rows[existing.index(r.name)]
@@ -207,13 +214,31 @@ def _no_row_overrides(table: S.TableDecl, rep: Reporter, base_tables: list[str] 
                       r.name_span, did_you_mean(table.name, base_tables) or _listed("tables", base_tables))
 
 
-def _remove_nested(lists, r: S.RemoveDecl, rep: Reporter) -> bool:
+def _remove_nested(lists, r: S.RemoveDecl, rep: Reporter, removed: dict) -> bool:
+    """``remove action NAME`` / ``remove row [TABLE.]NAME``, applied after the variant's phase and table blocks.
+    E118 when nothing of that name is there (did-you-mean), when it was already removed (``removed``: what this
+    file removed so far -> the line), and when this same file writes it (adds or overrides it): the two
+    contradict each other."""
+    def again() -> bool:
+        """E118 (and True) when what ``r`` names is missing because this file removed it already."""
+        lines = [line for (what, table, name), line in removed.items()
+                 if what == r.what and name == r.name and r.table in (None, table)]
+        if lines:
+            rep.error("E118", f"cannot remove {r.what} '{r.name}' again: line {lines[0]} removes it", r.span,
+                      "remove it once")
+        return bool(lines)
+
     if r.what == "action":
         for i, ph in enumerate(lists["phase"]):
-            names = [a.name for a in ph.actions]
-            if r.name in names:
+            found = [a for a in ph.actions if a.name == r.name]
+            if found:
+                if _written_here(found[0], r, "action", rep):
+                    return False
                 lists["phase"][i] = replace(ph, actions=tuple(a for a in ph.actions if a.name != r.name))
+                removed[("action", None, r.name)] = r.span.line
                 return True
+        if again():
+            return False
         rep.error("E118", f"cannot remove action '{r.name}': no phase of the base game has it", r.span)
         return False
     if r.table is not None:
@@ -222,23 +247,39 @@ def _remove_nested(lists, r: S.RemoveDecl, rep: Reporter) -> bool:
             rep.error("E118", f"cannot remove row '{r.table}.{r.name}': the base game has no table '{r.table}'",
                       r.table_span, did_you_mean(r.table, tables) or _listed("tables", tables))
             return False
-        i = tables.index(r.table)
+        candidates = [tables.index(r.table)]
+    else:
+        candidates = range(len(lists["table"]))
+    for i in candidates:
         t = lists["table"][i]
-        if r.name not in [row.name for row in t.rows]:
-            rep.error("E118", f"cannot remove row '{r.name}': table '{r.table}' has none", r.name_span,
-                      _row_names_hint(t, r.name))
-            return False
-        lists["table"][i] = replace(t, rows=tuple(row for row in t.rows if row.name != r.name))
-        return True
-    for i, t in enumerate(lists["table"]):
-        names = [row.name for row in t.rows]
-        if r.name in names:
+        found = [row for row in t.rows if row.name == r.name]
+        if found:
+            if _written_here(found[0], r, "row", rep):
+                return False
             lists["table"][i] = replace(t, rows=tuple(row for row in t.rows if row.name != r.name))
+            removed[("row", t.name, r.name)] = r.span.line
             return True
+    if again():
+        return False
+    if r.table is not None:
+        rep.error("E118", f"cannot remove row '{r.name}': table '{r.table}' has none", r.name_span,
+                  _row_names_hint(lists["table"][candidates[0]], r.name))
+        return False
     every = [row.name for t in lists["table"] for row in t.rows if row.name is not None]
     rep.error("E118", f"cannot remove row '{r.name}': no table of the base game has a row of that name", r.span,
               did_you_mean(r.name, every))
     return False
+
+
+def _written_here(item, r: S.RemoveDecl, what: str, rep: Reporter) -> bool:
+    """E118 (and True) when ``item``, the action or row ``r`` would remove, is written in the variant itself
+    (added, or overridden, by the file that removes it)."""
+    if item.span.path != r.span.path:
+        return False
+    rep.error("E118", f"cannot remove {what} '{r.name}': this file also writes it (line {item.span.line}), "
+                      f"adding or overriding it", r.span,
+              f"keep one of the two: the 'remove' or the {what} on line {item.span.line}")
+    return True
 
 
 def not_a_variant(rf: S.RuleFile, rep: Reporter) -> None:

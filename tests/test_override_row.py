@@ -153,6 +153,22 @@ def test_a_row_override_in_a_variant_of_a_variant(tmp_path):
      "cannot remove row 'dael_score.lost': the base game has no table 'dael_score'", "did you mean 'deal_score'?"),
     ("remove phase deal_score.lost\n", "E118", 2, 14, "'remove phase deal_score.lost': only a row is named "
      "TABLE.NAME", "write 'remove phase lost'"),
+    # A row this variant adds is not the base's: overriding it is E118, wherever the override is written.
+    ("override row deal_score.extra: true => { }\ntable deal_score {\n  row extra: false => { }\n}\n", "E118", 2,
+     25, "cannot override row 'extra' of table 'deal_score': the base game has none; this file writes it on line 4",
+     "change the row on line 4 itself, or override a row of the base"),
+    ("table deal_score {\n  row extra: false => { }\n  override row extra: true => { }\n}\n", "E118", 4, 16,
+     "cannot override row 'extra' of table 'deal_score': the base game has none; this file writes it on line 3",
+     "change the row on line 3 itself, or override a row of the base"),
+    # Overriding and removing one row (or action) contradict each other; removing twice is a mistake too.
+    ("override row deal_score.won: true => { }\nremove row deal_score.won\n", "E118", 3, 1,
+     "cannot remove row 'won': this file also writes it (line 2), adding or overriding it",
+     "keep one of the two: the 'remove' or the row on line 2"),
+    ("phase declare {\n  override action pass \"I pass\" { end deal }\n}\nremove action pass\n", "E118", 5, 1,
+     "cannot remove action 'pass': this file also writes it (line 3), adding or overriding it",
+     "keep one of the two: the 'remove' or the action on line 3"),
+    ("remove row deal_score.lost\nremove row lost\n", "E118", 3, 1,
+     "cannot remove row 'lost' again: line 2 removes it", "remove it once"),
 ])
 def test_mistakes_are_located(tmp_path, body, code, line, col, message, hint):
     path = _write(tmp_path, "v.atout", TINY, body)

@@ -56,9 +56,9 @@ def analyze(path: str, read: Callable[[str], str] | None = None) -> Analysis:
         if rep or game is None:
             out.diagnostics = sorted(rep.diagnostics, key=lambda d: (d.span.path, d.span.line, d.span.col, d.code))
         else:
-            from atout.compiler.visibility import leak_warnings
+            from atout.compiler import warnings
             out.game = game
-            out.diagnostics = list(leak_warnings(game))
+            out.diagnostics = list(warnings(game))
     if path in files:
         own = files[path]
         if own.extends is not None:
