@@ -32,7 +32,7 @@ from .values import (ANON, DEAD, DEAL_START, ERROR, FORGOT, IN_DEAD, MATCH_OVER,
                      Interval, add, clamp, compare, is_top, join, uniq, widen, widen_gain)
 
 __all__ = ["ANON", "DEAD", "DEAL_START", "ERROR", "FORGOT", "IN_DEAD", "MATCH_OVER", "NONE", "UNKNOWN",
-           "Interval", "Abstraction", "AbstractState", "Unsupported", "Chooser"]
+           "Interval", "Abstraction", "AbstractState", "StateKey", "Unsupported", "Chooser"]
 
 MAX_ENUMERATED_INT = 64   # an int the machine needs exactly is enumerated up to this many values
 
@@ -385,6 +385,22 @@ def _reads_locals(e) -> bool:
     return any(isinstance(x, ir.Local) for x in subexprs(e))
 
 
+class StateKey(tuple):
+    """The key of an abstract state: a tuple (equal to, and hashing as, the plain tuple of its fields) that
+    computes its hash once.  A node's key is looked up again and again (the explorer's table, the graph, its
+    algorithms) and a nested tuple's hash is otherwise recomputed, field by field, at every lookup."""
+
+    def __hash__(self):
+        try:
+            return self._hash
+        except AttributeError:
+            h = self._hash = tuple.__hash__(self)
+            return h
+
+    def __reduce__(self):   # a copy recomputes its hash (string hashes differ from one process to the next)
+        return StateKey, (tuple(self),)
+
+
 class AbstractState(Machine):
     """An abstract state of a match: the machine's fields, with zones as sizes (and the zones of the tracked
     cards), values as abstract values.  ``exact`` is False once a choice the abstraction could not tell
@@ -436,7 +452,7 @@ class AbstractState(Machine):
 
     def clone(self) -> "AbstractState":
         new = object.__new__(AbstractState)
-        new.__dict__.update(self.__dict__)
+        new.__dict__ = self.__dict__.copy()     # a copy of the whole dict: faster than filling an empty one
         new.sizes = list(self.sizes)
         new.tracked = list(self.tracked)
         new.vars = dict(self.vars)          # per-player values are tuples (replaced, never changed in place)
@@ -452,11 +468,11 @@ class AbstractState(Machine):
     # -- keys ----------------------------------------------------------------------------------------------
     def key(self) -> tuple:
         """The state as a hashable value at rest (no effects in progress): what identifies a node."""
-        return (self.phase, _sel_key(self.selecting), self.actor, tuple(self.sizes), tuple(self.tracked),
-                tuple(self.vars.values()),
-                self.dealer, self.trick_number, tuple(self.trick_cards), self.to_play, self.trick_leader,
-                tuple(self.tricks_won) if self.tricks_won.__class__ is list else self.tricks_won,
-                self.last_winner, self.gains, self.revealed, self.first)
+        return StateKey((self.phase, _sel_key(self.selecting), self.actor, tuple(self.sizes), tuple(self.tracked),
+                         tuple(self.vars.values()),
+                         self.dealer, self.trick_number, tuple(self.trick_cards), self.to_play, self.trick_leader,
+                         tuple(self.tricks_won) if self.tricks_won.__class__ is list else self.tricks_won,
+                         self.last_winner, self.gains, self.revealed, self.first))
 
     def mid_key(self) -> tuple:
         """The state with its effects in progress (frames, pending draws), to merge equal intermediate states."""

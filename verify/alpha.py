@@ -19,21 +19,25 @@ _SIZES, _TRACKED, _VARS, _TRICKS_WON, _GAINS = 3, 4, 5, 11, 13
 def abstract_state(A: Abstraction, st) -> AbstractState:
     """The raw abstract state of a concrete state at rest (before forgetting and relabelling)."""
     g = st.game
-    w = AbstractState(A)
+    blank = A.__dict__.get("_alpha_blank")
+    if blank is None:      # a fresh state, made once: its copies start with the match variables at their top
+        blank = A._alpha_blank = AbstractState(A)
+    w = blank.clone()
     w.phase = st.phase
     w.selecting = st.selecting
     w.actor = st.actor
     w.sizes = [len(z) for z in st.zones]
-    where = {}
-    for i, z in enumerate(st.zones):
-        for c in z:
-            where[c] = i
-    w.tracked = [where[c] for c in A.track]
+    if A.track:
+        where = {}
+        for i, z in enumerate(st.zones):
+            for c in z:
+                where[c] = i
+        w.tracked = [where[c] for c in A.track]
     for v in g.ir.vars:
-        val = st.vars[v.name]
         if v.scope == "match":
-            w.vars[v.name] = w._match_top(v)
-        elif isinstance(val, list):
+            continue     # any value of its type, as in a fresh state
+        val = st.vars[v.name]
+        if isinstance(val, list):
             w.vars[v.name] = tuple(A.widen_var(v.name, x) for x in val)
         else:
             w.vars[v.name] = A.widen_var(v.name, val)

@@ -15,6 +15,8 @@ any machine at any load; the wall-clock ``timeout`` is only a safety, and a verd
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import time
 from dataclasses import dataclass, field
 
@@ -23,6 +25,40 @@ from atout.compiler import ir
 from .absint import Abstraction
 from .concretize import realize
 from .explore import ExplorationLimit, Explorer
+
+
+@contextlib.contextmanager
+def without_cyclic_gc():
+    """Run without the cyclic garbage collector (reference counting still frees everything else): for work
+    that allocates millions of objects that live on (an exploration's states and edges) and makes almost no
+    reference cycles; automatic collections would traverse all of them again and again."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+_frozen = [0]   # how many frozen_heap() contexts are open
+
+
+@contextlib.contextmanager
+def frozen_heap():
+    """Keep the cyclic garbage collector off what exists when a verification starts (the compiled game, the
+    modules) and off every exploration finished inside (:meth:`Verifier._explore` freezes it): they live to
+    the end, and each automatic collection would traverse them again (a quarter of Euchre's CPU time).
+    Collections still run for what the searches make.  Everything is unfrozen at the end, so that it can be
+    collected once it is dropped."""
+    gc.freeze()
+    _frozen[0] += 1
+    try:
+        yield
+    finally:
+        _frozen[0] -= 1
+        if not _frozen[0]:
+            gc.unfreeze()
 
 
 @dataclass
@@ -311,8 +347,13 @@ class Verifier:
         what = f"tracking {len(track)} cards" if track else "card-blind"
         self.progress(f"exploring the abstraction ({what})")
         try:
-            ex = Explorer(A, max_states=self.budget.max_states, deadline=self.budget.deadline,
-                          monitors=list(monitors.values())).explore()
+            with without_cyclic_gc():
+                try:
+                    ex = Explorer(A, max_states=self.budget.max_states, deadline=self.budget.deadline,
+                                  monitors=list(monitors.values())).explore()
+                finally:
+                    if _frozen[0]:    # before the collector is back on: it would traverse all of it once more
+                        gc.freeze()   # the exploration lives on: later collections leave it alone (frozen_heap)
         except ExplorationLimit as exc:
             return None, A, str(exc), monitors
         self.work["abstract_states"] += len(ex.states)
@@ -355,7 +396,7 @@ class Verifier:
     def path_to(self, ex, target_keys: set, via_exact: bool = False):
         """Shortest path (initial key, [edge data], target) from the start of the match to one of
         ``target_keys``; None if there is none."""
-        G = ex.graph
+        adj = ex.successors()
         preds = {}
         frontier = []
         for k in ex.initial:
@@ -369,10 +410,11 @@ class Verifier:
             if k in target_keys:
                 best = k
                 break
-            for _, succ, _key, data in G.out_edges(k, keys=True, data=True):
-                if succ not in preds and (not via_exact or data["exact"]):
-                    preds[succ] = (k, data)
-                    frontier.append(succ)
+            for succ, keyed in adj[k].items():
+                for data in keyed.values():
+                    if succ not in preds and (not via_exact or data["exact"]):
+                        preds[succ] = (k, data)
+                        frontier.append(succ)
         if best is None:
             return None
         edges = []

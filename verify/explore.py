@@ -63,13 +63,22 @@ class Explored:
     steps: int = 0        # machine steps run (a measure of work)
     _transitions: int | None = None
     monitors: dict = field(default_factory=dict)        # property name -> its monitor on this exploration
+    _successors: dict | None = None
 
     @property
     def transitions(self) -> int:
-        """The number of edges of the graph (counted once: networkx counts them by walking every node)."""
+        """The number of edges of the graph (the explorer counts them; networkx would walk every node)."""
         if self._transitions is None:
             self._transitions = self.graph.number_of_edges()
         return self._transitions
+
+    def successors(self) -> dict:
+        """The graph's adjacency, ``{u: {v: {key: edge data}}}`` (networkx's own dicts, in edge order; read
+        them, never change them), built once the exploration is complete."""
+        if self._successors is None:
+            from .graphs import successors
+            self._successors = successors(self.graph)
+        return self._successors
 
     @property
     def initial_events(self) -> dict:
@@ -105,6 +114,7 @@ class Explorer:
         self.deadline = deadline
         self.monitors = list(monitors)  # f(kind, raw AbstractState, source key, move)
         self.steps = 0
+        self.edges = 0                  # edges added to the graph
         self._summaries: dict = {}      # (state at a 'then' block, exact) -> its outcomes (see _summary)
         self._summary_root = None
 
@@ -124,7 +134,7 @@ class Explorer:
                 r = fn(s)
                 err = None
             except RuleError as exc:
-                r, err = None, exc
+                r, err = None, exc.with_traceback(None)   # no cycle through this frame: nothing reads it
             s.chooser = None
             out.append((s, r, err))
             for i in range(len(prefix), len(ch.counts)):
@@ -369,6 +379,7 @@ class Explorer:
                     self._edge(G, ex, key, move, st, kind, sure, states, frontier, seen_edges)
         ex.seconds = time.perf_counter() - t0
         ex.steps = self.steps
+        ex._transitions = self.edges    # counted as they were added (networkx would walk every node)
         self._summaries = {}
         return ex
 
@@ -378,6 +389,7 @@ class Explorer:
             G.add_node(node)
         ex.errors.append((key, msg, move))
         G.add_edge(key, node, move=move, events=(), exact=False, sure=False, end_gains=None, perm=None, rot=0)
+        self.edges += 1
 
     def _edge(self, G, ex, key, move, st, kind, sure, states, frontier, seen_edges):
         gains = st.end_gains
@@ -401,6 +413,7 @@ class Explorer:
             ex.deal_ends.append((key, gains))
         G.add_edge(key, succ, move=move, events=tuple(st.events), exact=st.exact and sure, sure=sure,
                    end_gains=gains, perm=perm, rot=rot)
+        self.edges += 1
 
     def _add(self, st: AbstractState, states, frontier, src_key):
         A = self.A

@@ -17,13 +17,27 @@ Nodes are the explorer's keys; each edge carries ``move``, ``sure`` and ``exact`
 """
 from __future__ import annotations
 
+from .checker import without_cyclic_gc
 
-def moves_of(G, u) -> dict:
-    """The moves from ``u``: ``{move: [(successor, edge data), ...]}`` in edge order."""
+
+def moves_of(G, u, adj=None) -> dict:
+    """The moves from ``u``: ``{move: [(successor, edge data), ...]}`` in edge order.  ``adj``: the graph's
+    adjacency as plain dicts (``successors(G)``), for callers that ask for every node."""
     out: dict = {}
-    for _, v, data in G.out_edges(u, data=True):
-        out.setdefault(data["move"], []).append((v, data))
+    for v, keyed in (adj[u] if adj is not None else G.adj[u]).items():
+        for data in keyed.values():
+            got = out.get(data["move"])
+            if got is None:
+                out[data["move"]] = [(v, data)]
+            else:
+                got.append((v, data))
     return out
+
+
+def successors(G) -> dict:
+    """``{u: {v: {key: edge data}}}`` of a MultiDiGraph: networkx's own dicts (read them, never change them),
+    in its order (that of ``G.out_edges``), without a view object per lookup."""
+    return dict(G.adjacency())
 
 
 def coreachable(G, targets) -> set:
@@ -45,6 +59,7 @@ def _actor(ms: dict):
     return next((m.actor for m in ms if m is not None), None)
 
 
+@without_cyclic_gc()   # tables of every node and edge, no cycles: nothing to collect
 def must_attractor(G, targets: set, coalition, chance_helps: bool = False, maybe_dead=frozenset(),
                    cases=None) -> set:
     """Nodes from which the coalition surely reaches ``targets``.
@@ -62,10 +77,11 @@ def must_attractor(G, targets: set, coalition, chance_helps: bool = False, maybe
     owner = {}
     users: dict = {}  # v -> [(u, move, exact)] moves that have v as an outcome
     bad_left = {}
+    adj = successors(G)
     for u in G.nodes:
         if u in attr:
             continue
-        ms = moves_of(G, u)
+        ms = moves_of(G, u, adj)
         if not ms or u in maybe_dead:
             continue
         moves[u] = ms
@@ -103,6 +119,7 @@ def must_attractor(G, targets: set, coalition, chance_helps: bool = False, maybe
     return attr
 
 
+@without_cyclic_gc()   # tables of every node and edge, no cycles: nothing to collect
 def escape_region(G, targets: set, coalition, maybe_dead=frozenset(), cases=None) -> set:
     """Nodes from which the other side surely keeps play out of ``targets`` for ever (or in a node with no
     way on): the greatest set W of non-target nodes where
@@ -117,7 +134,8 @@ def escape_region(G, targets: set, coalition, maybe_dead=frozenset(), cases=None
     the targets, whatever it does.  Computed by removing offending nodes until none is left."""
     cases = cases or {}
     W = {u for u in G.nodes if u not in targets}
-    moves = {u: moves_of(G, u) for u in W}
+    adj = successors(G)
+    moves = {u: moves_of(G, u, adj) for u in W}
     owner = {u: coalition(u, _actor(ms)) for u, ms in moves.items() if ms}
 
     def keeps(u, es) -> bool:

@@ -320,9 +320,13 @@ def check_deal_bound(V: Verifier, prop: ir.Property, exact_sizes: bool = False) 
         return got
 
     # the bound is on each deal's gains: checked when a deal ends (or the match ends within it)
-    bad_edges = [(u, v, d) for u, v, d in ex.graph.edges(data=True)
-                 if d.get("end_gains") is not None and violates(d["end_gains"])]
-    ends = sum(1 for _, _, d in ex.graph.edges(data=True) if d.get("end_gains") is not None)
+    bad_edges = []
+    ends = 0
+    for u, v, d in ex.graph.edges(data=True):     # one pass: the deal ends counted, the violating ones kept
+        if d.get("end_gains") is not None:
+            ends += 1
+            if violates(d["end_gains"]):
+                bad_edges.append((u, v, d))
     if not bad_edges:
         return Result(prop.name, prop.kind, "proved",
                       f"exhaustive exploration of an over-approximating abstraction ({size_note(ex, A)}): "

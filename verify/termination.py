@@ -13,7 +13,7 @@ import networkx as nx
 from atout.compiler import ir
 
 from . import smt
-from .checker import Counterexample, Result, Spec, Verifier
+from .checker import Counterexample, Result, Spec, Verifier, without_cyclic_gc
 from .properties import phase_of, size_note, stopped
 from .values import Interval, is_interval
 
@@ -31,19 +31,26 @@ def _features(A, w) -> dict:
     return f
 
 
+@without_cyclic_gc()   # a graph of the loop's nodes and edges, no cycles: nothing to collect
 def find_lasso(V, ex, nodes: set, edge_ok=lambda d: True):
     """A reachable cycle inside ``nodes``: ((init, prefix edges, cycle edges) or None, the loop's DiGraph)."""
     G = ex.graph
     H = nx.DiGraph()
     H.add_nodes_from(k for k in ex.states if k in nodes)   # exploration order, not a set's: deterministic
-    data = {}
-    for u, v, d in G.edges(data=True):
-        if u in nodes and v in nodes and edge_ok(d):
-            if not H.has_edge(u, v):
-                H.add_edge(u, v)
-                data[(u, v)] = d
+    data = {}      # (u, v) -> the first edge from u to v that edge_ok accepts, in the graph's edge order
+    for u, nbrs in G.adjacency():
+        if u not in nodes:
+            continue
+        for v, keyed in nbrs.items():
+            if v in nodes:
+                for d in keyed.values():
+                    if edge_ok(d):
+                        data[(u, v)] = d
+                        break
+    H.add_edges_from(data)
     cyc_nodes = set()
-    for comp in nx.strongly_connected_components(H):
+    comps = list(nx.strongly_connected_components(H))
+    for comp in comps:
         if len(comp) > 1 or any(H.has_edge(u, u) for u in comp):
             cyc_nodes |= comp
     if not cyc_nodes:
@@ -52,7 +59,7 @@ def find_lasso(V, ex, nodes: set, edge_ok=lambda d: True):
     if found is None:
         return None, H
     init, prefix, head = found
-    comp = next(c for c in nx.strongly_connected_components(H) if head in c)
+    comp = next(c for c in comps if head in c)
     sub = H.subgraph(comp)
     best = None
     for v in sub.successors(head):
