@@ -17,6 +17,8 @@ never in its dicts, neither by id nor by text (``tests/test_web.py`` checks it f
 """
 from __future__ import annotations
 
+import json
+
 from . import table_ui
 from .replay import zone_phrase
 from .terminal import action_label, table_of
@@ -159,7 +161,10 @@ def refusal(state, seat: int, action) -> str | None:
     if mover != seat:
         return "it is %s's turn, not yours" % ("seat %d" % mover)
     if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < g.num_distinct_actions():
-        return "%r is not an action of this game (actions are 0..%d)" % (action, g.num_distinct_actions() - 1)
+        shown = json.dumps(action) if isinstance(action, (int, float, str, bool, type(None), list, dict)) \
+            else repr(action)
+        return "%s is not an action of this game (an action is an integer 0..%d)" % (
+            shown, g.num_distinct_actions() - 1)
     t = table_of(g)
     legal = t.decision_actions(state)
     if action in legal:
@@ -172,7 +177,11 @@ def parse_move(state, text: str) -> tuple[int | None, str | None]:
     t = table_of(state.game)
     if state.is_terminal() or state.is_chance_node():
         return None, "it is not a seat's turn"
-    return table_ui.parse_choice(t, state, text, t.decision_actions(state), range(t.num_actions))
+    action, reason = table_ui.parse_choice(t, state, text, t.decision_actions(state), range(t.num_actions))
+    if reason is not None:     # the page has no 'help' command: it shows the legal moves as buttons and cards
+        reason = reason.replace("('help' lists the legal ones)", "(the page shows the legal ones)") \
+            .replace("('help' lists them)", "(the page shows them)")
+    return action, reason
 
 
 # -- what a seat is told of a step ----------------------------------------------------------------------------

@@ -325,8 +325,9 @@ def test_illegal_moves_are_refused_with_the_reason(client):
         other = next(c for c in range(32) if c not in {x["card"] for x in hand})
         for action, expected in [
                 (34, "'Please' belongs to another phase (now: declare)"),
-                (999, "999 is not an action of this game (actions are 0..37)"),
-                ("33", "'33' is not an action of this game (actions are 0..37)"),
+                (999, "999 is not an action of this game (an action is an integer 0..37)"),
+                ("33", '"33" is not an action of this game (an action is an integer 0..37)'),
+                (None, "null is not an action of this game (an action is an integer 0..37)"),
                 (other, f"{atout.load(os.path.join(ROOT, 'rules', 'ecarte.atout')).card_str(other)} is not in your hand")]:
             b.send_json({"type": "move", "action": action})
             r = sb.next_of("refused")
@@ -334,6 +335,13 @@ def test_illegal_moves_are_refused_with_the_reason(client):
             assert sb.recv()["step"] == step        # the table did not move
         b.send_json({"type": "move", "action": 33, "step": step - 1})
         assert sb.next_of("refused")["reason"] == "the table has moved on since: look again"
+        assert sb.recv()["step"] == step
+        b.send_json({"type": "move", "action": 33, "step": "abc"})
+        assert sb.next_of("refused")["reason"] == ("'step' must be the integer 'step' of the last state "
+                                                   'message, not "abc"')
+        assert sb.recv()["step"] == step
+        b.send_json({"type": "move", "text": "propose please"})
+        assert sb.next_of("refused")["reason"] == "'please' names no action here (the page shows the legal ones)"
         assert sb.recv()["step"] == step
         b.send_json({"type": "move", "text": "propose"})       # typed as at the terminal
         m = sb.until(lambda x: x["step"] == step + 1)
@@ -580,3 +588,11 @@ def test_serve_bad_input_exits_2(capsys, monkeypatch, tmp_path):
     monkeypatch.setattr(atout.web, "missing_extra", lambda: "starlette")
     assert main(["serve", os.path.join(ROOT, "rules")]) == 2
     assert 'pip install "atout[web]"' in capsys.readouterr().err
+
+
+def test_pages_answer_without_errors(client):
+    """The lobby, a game page and the browser's favicon request answer (no 404 in the page's console)."""
+    assert client.get("/").status_code == 200
+    assert client.get("/g/ecarte").status_code == 200
+    assert client.get("/favicon.ico").status_code == 204
+    assert client.get("/g/no_such_game").status_code == 404

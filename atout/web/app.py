@@ -353,7 +353,9 @@ def create_app(entries: list[GameEntry], bot_delay: float = 0.7, cache_dir: str 
                                                                        "free seat to play"})
             async with r.lock:
                 step = msg.get("step")
-                if step is not None and step != t.step_count:
+                if step is not None and (isinstance(step, bool) or not isinstance(step, int)):
+                    reason = f"'step' must be the integer 'step' of the last state message, not {json.dumps(step)}"
+                elif step is not None and step != t.step_count:
                     reason = "the table has moved on since: look again"
                 elif t.error:
                     reason = t.error
@@ -383,6 +385,7 @@ def create_app(entries: list[GameEntry], bot_delay: float = 0.7, cache_dir: str 
         Route("/g/{key}", game_page),
         Route("/g/{key}/trace/{k:int}", trace_page),
         Route("/api/games", api_games),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),   # no icon: not a 404 in the console
         Route("/api/tables", api_tables, methods=["GET", "POST"]),
         Route("/api/games/{key}/verdicts", api_verdicts, methods=["GET", "POST"]),
         Route("/api/games/{key}/trace/{k:int}", api_trace),
