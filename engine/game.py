@@ -90,6 +90,19 @@ class Game:
         self.hand_base = self.zone_base.get("hand")
         self.trick_zone = self.zone_base.get("trick")
         self.taken_base = self.zone_base.get("taken")
+        # perfect recall (engine/recall.py): who sees what, as bitmasks of seats
+        self.all_seats = (1 << n) - 1
+        self.slot_seers = [self.all_seats if s.visibility == "public" else
+                           (1 << s.owner if s.visibility == "private" and s.owner is not None else 0)
+                           for s in self.zone_slots]
+        self.slot_public = [m == self.all_seats for m in self.slot_seers]
+        self.var_pos = {v.name: i for i, v in enumerate(g.vars)}
+        self.var_seers = {}     # (variable name, entry or None) -> the seats that see it
+        for v in g.vars:
+            entries = [None] if v.per is None else range(n if v.per == "player" else max(1, len(g.sides)))
+            for k in entries:
+                self.var_seers[(v.name, k)] = sum(1 << p for p in range(n) if v.seen_by(p, k, g.sides))
+        self.phase_pos = {p.name: i for i, p in enumerate(g.phases)}
         self.dealer_by_chance = g.match.first_dealer_random
         self.random_stmts = [s for s in ir.all_stmts(g) if isinstance(s, ir.RandomAssign)]
         self._card_orders: dict[int, tuple[list[list[int]], list[list[int]]]] = {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 from atout.compiler import ir
 
 from .game import TERMINAL
+from .recall import recall_tokens
 
 
 def visible(state, slot_index: int, player: int) -> bool:
@@ -116,18 +117,22 @@ def observation_string(state, player: int) -> str:
     return "\n".join(lines)
 
 
+def information_state_log(state, player: int | None) -> list[str]:
+    """What ``player`` (0-based; -1: the public observer, what every seat sees; None: everything) has observed
+    of the match, in order, one token per log entry (:func:`.recall.recall_tokens`): every chance outcome as he saw
+    it (the card when he sees the zone it went to), every action as he saw it (another seat's hidden choice as
+    ``P:?``), zones shown, cards moved by the rules, the changes of the variables he sees, phases and deals.  It
+    only grows along a match (perfect recall)."""
+    g = state.game
+    return recall_tokens(state.log, player, [v.name for v in g.ir.vars], [p.name for p in g.ir.phases])
+
+
 def information_state_string(state, player: int) -> str:
-    """The observation plus what ``player`` has seen of the history: every public action (named
-    actions, cards played to tricks), his own card choices, and '?' for others' hidden choices."""
-    seen = []
-    for actor, action, public in state.log:
-        if actor < 0:
-            continue
-        if public or actor == player:
-            seen.append(f"{actor}:{action}")
-        else:
-            seen.append(f"{actor}:?")
-    return observation_string(state, player) + "\nhistory: " + " ".join(seen)
+    """The information state of ``player`` (0-based), perfect recall: his observation now (what he sees at this
+    node, the seat to act included), then ``history:`` and his view of the log (:func:`information_state_log`),
+    everything he observed before.  Two histories he cannot tell apart give the same string; two he can tell apart
+    give different ones."""
+    return observation_string(state, player) + "\nhistory: " + " ".join(information_state_log(state, player))
 
 
 def full_string(state) -> str:

@@ -24,6 +24,7 @@ from atout.compiler import ir
 from .evaluate import RuleError
 from .game import CHANCE, TERMINAL, Game
 from .machine import DEALER_DRAW, MAX_AUTO_STEPS, RANDOM_DRAW, Machine
+from .recall import DEAL, DEALER, MOVE, PHASE, REVEAL, VAR, masked_entry
 
 _NO_ENV: dict = {}  # the empty environment of closures evaluated outside actions (never mutated)
 
@@ -61,8 +62,10 @@ class State(Machine):
         self.phase: str | None = None
         self.terminal = False
         self.history: History = History()
-        self.log: list[tuple[int, int, bool]] = []  # (actor or CHANCE, action, seen by all)
+        # what any seat could observe, in order, each entry saying who sees it (engine/recall.py): perfect recall
+        self.log: list[tuple] = []
         self.revealed: set[int] = set()
+        self._logged_dealer = -1   # the dealer as the log last showed it
         # trick play
         self.tricks_won = [0] * game.players
         self.trick_cards: list[tuple[int, int]] = []
@@ -161,7 +164,7 @@ class State(Machine):
                     raise IllegalActionError(f"chance outcome {action} is not a seat 0..{self.game.players - 1} "
                                              f"(the first dealer is being chosen)")
                 self.history.append(action)
-                self.log.append((CHANCE, action, True))
+                self.log.append((CHANCE, action, True, -1, self.game.all_seats))
                 self._resolve_dealer(action)
                 self._settle()
                 return
@@ -171,7 +174,8 @@ class State(Machine):
                     raise IllegalActionError(f"chance outcome {action} is not one of the {n} outcomes 0..{n - 1} of "
                                              f"'{dst[0]} = random' ({self._where()})")
                 self.history.append(action)
-                self.log.append((CHANCE, action, True))
+                seers = self.game.var_seers[(dst[0], dst[1])]
+                self.log.append((CHANCE, action, seers == self.game.all_seats, -1, seers))
                 self._resolve_random(action)
                 self._settle()
                 return
@@ -179,7 +183,11 @@ class State(Machine):
                 raise IllegalActionError(f"chance outcome {action} ({self._action_name(action)}) is not in "
                                          f"{self.game.zone_slots[src].label} ({self._where()})")
             self.history.append(action)
-            self.log.append((CHANCE, action, False))
+            g = self.game
+            if self.revealed and dst in self.revealed:
+                self.log.append((CHANCE, action, True, dst, g.all_seats))
+            else:
+                self.log.append((CHANCE, action, g.slot_public[dst], dst, g.slot_seers[dst]))
             self._resolve_draw(action)
             self._settle()
             return
@@ -287,7 +295,7 @@ class State(Machine):
                     new.vars[v.name] = [own[k] if own is not None and v.seen_by(seat, k, sides) else init
                                         for k in range(n)]
         new.history = History()
-        new.log = [e if e[2] or e[0] == seat else (e[0], -1, False) for e in self.log]
+        new.log = list(self._masked_log(seat))
         new.revealed = set(self.revealed)
         new.tricks_won = list(self.tricks_won)
         new.trick_cards = list(self.trick_cards)
@@ -297,6 +305,19 @@ class State(Machine):
         new.voids = set(self.voids)
         new.on_score = None
         return new
+
+    def _masked_log(self, seat: int) -> list:
+        """The log as ``seat`` may know it (:func:`.recall.masked_entry`), kept for the next call while the log
+        has not grown (a search determinizes the same state many times)."""
+        c = self.__dict__.get("_masked")
+        log = self.log
+        if c is not None and c[0] is log and c[1] == len(log) and c[2] == seat:
+            return c[3]
+        bit = 1 << seat
+        masked = [e if e[2] or e[0] == seat or len(e) > 4 and e[4] & bit else masked_entry(e, seat) for e in log]
+        masked = [e for e in masked if e is not None]
+        self._masked = (log, len(log), seat, masked)
+        return masked
 
     def observation_string(self, player: int) -> str:
         """What ``player`` (a seat, 0-based) sees: public zones, his own private zones, sizes of the rest,
@@ -311,10 +332,18 @@ class State(Machine):
             raise ValueError(f"no seat {player!r}: the seats are 0..{self.game.players - 1}")
 
     def information_state_string(self, player: int) -> str:
-        """The observation plus what ``player`` has seen of the history; raises ValueError for a bad seat."""
+        """What ``player`` (a seat, 0-based) has observed of the match, in order (perfect recall; see
+        :func:`.observe.information_state_string`); raises ValueError for a bad seat."""
         from .observe import information_state_string
         self._check_seat(player)
         return information_state_string(self, player)
+
+    def information_state_log(self, player: int) -> list[str]:
+        """``player``'s view of the log, one token per entry (:func:`.recall.recall_tokens`): it only grows as
+        the match goes on.  Raises ValueError for a bad seat."""
+        from .observe import information_state_log
+        self._check_seat(player)
+        return information_state_log(self, player)
 
     def __str__(self) -> str:
         from .observe import full_string
@@ -344,9 +373,15 @@ class State(Machine):
 
     def write(self, var: ir.Var, i: int | None, value, op: str, operand) -> None:
         if i is None:
+            old = self.vars[var.name]
             self.vars[var.name] = value
         else:
+            old = self.vars[var.name][i]
             self.vars[var.name][i] = value
+        if old != value:
+            g = self.game
+            seers = g.var_seers[(var.name, i)]
+            self.log.append((VAR, value, seers == g.all_seats, g.var_pos[var.name], seers, -1 if i is None else i))
 
     def init_var(self, v: ir.Var) -> None:
         val = self.game.compile(v.init)(self, _NO_ENV)
@@ -374,8 +409,17 @@ class State(Machine):
         if self.voids:
             self._receives(dst)
 
+    def _log_move(self, cards, src: int, dst: int) -> None:
+        """Cards moved by the rules' effects: who sees them (those who see either zone now) and how many."""
+        g = self.game
+        rv = self.revealed
+        seers = (g.all_seats if src in rv else g.slot_seers[src]) | (g.all_seats if dst in rv else g.slot_seers[dst])
+        self.log.append((MOVE, tuple(cards), seers == g.all_seats, src, seers, dst, len(cards)))
+
     def move_all(self, src: int, dst: int) -> None:
         if src != dst:
+            if self.zones[src] and src != self.game.trick_zone:   # a trick's cards follow its plays
+                self._log_move(self.zones[src], src, dst)
             self.zones[dst].extend(self.zones[src])
             self.zones[src].clear()
             if self.voids:
@@ -401,17 +445,31 @@ class State(Machine):
     def gather(self, dst: int) -> None:
         for i, z in enumerate(self.zones):
             if i != dst:
+                if z:
+                    self._log_move(z, i, dst)
                 self.zones[dst].extend(z)
                 z.clear()
         self.zones[dst].sort()
 
     def draw_visible(self, src: int, dst: int) -> None:
+        self._log_move(self.zones[src][-1:], src, dst)
         self.zones[dst].append(self.zones[src].pop())
         if self.voids:
             self._receives(dst)
 
     def reveal(self, slot: int) -> None:
-        self.revealed.add(slot)
+        if slot not in self.revealed:
+            self.revealed.add(slot)
+            self.log.append((REVEAL, tuple(sorted(self.zones[slot])), True, slot, self.game.all_seats))
+
+    def _enter_phase(self, name: str) -> None:
+        self.log.append((PHASE, self.game.phase_pos[name], True))
+        super()._enter_phase(name)
+
+    def _start_deal(self) -> None:
+        self.log.append((DEAL, self.dealer, True))
+        self._logged_dealer = self.dealer
+        super()._start_deal()
 
     # -- the machine's concrete domain: tricks and deals -----------------------------------------------------
     def playable(self, trick: ir.Trick) -> list[int]:
@@ -422,6 +480,7 @@ class State(Machine):
         if card < 0 or card not in self.zones[src]:
             what = "none" if card < 0 else self.game.card_str(card)
             raise RuleError(f"cannot move {what}: it is not in {self.game.zone_slots[src].label}", s.span)
+        self._log_move((card,), src, dst)
         self.zones[src].remove(card)
         self.zones[dst].append(card)
         if self.voids:
@@ -475,6 +534,14 @@ class State(Machine):
         return gain
 
     # -- running effects -----------------------------------------------------------------------------------
+    def _check_end(self) -> None:
+        """At rest after a change (a variable, or the dealer: ``dealer = ...`` marks the state changed too): check
+        ``ends when``; a new dealer goes to the log."""
+        super()._check_end()
+        if self.dealer != self._logged_dealer:
+            self._logged_dealer = self.dealer
+            self.log.append((DEALER, self.dealer, True))
+
     def _settle(self) -> None:
         """Run effects until a chance node, a decision or the end of the match.  ``ends when`` is evaluated
         when play comes to rest (before a chance node or a decision) if a variable changed since it was last

@@ -18,7 +18,7 @@ import os
 import random
 
 from .bots import make_bot
-from .game import Game
+from .game import CHANCE, Game
 from atout.compiler import ir
 
 from . import table_ui
@@ -92,7 +92,8 @@ class EngineTable:
         return None
 
     def last_public(self, state) -> bool:
-        return bool(state.log[-1][2]) if state.log else True
+        # the last action or chance outcome (the rules' effects after it log other entries: engine/recall.py)
+        return next((bool(e[2]) for e in reversed(state.log) if e[0] >= CHANCE), True)
 
     def decision_actions(self, state) -> list[int]:
         return state.decision_actions()

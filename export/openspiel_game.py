@@ -24,7 +24,9 @@ What OpenSpiel is told, all derived from the IR:
   zones revealed by the rules and his own private zones; of the rest only the number of cards.  The observer
   follows ``pyspiel.IIGObservationType``: ``public_info`` (public zones, zone sizes, the trick, variables, the
   dealer, the phase), ``private_info`` (none, the player's own private zones, or every zone) and ``perfect_recall``
-  (the sequence of decisions: the actor and, when the action was public or the observer's own, the action).
+  (the observer's view of the log, engine/recall.py: every chance outcome, action, zone shown, card moved and
+  variable change he saw, in order; the tensor's ``log`` rows are laid out in docs/export.md and
+  :func:`encode_log`).
 """
 from __future__ import annotations
 
@@ -249,7 +251,8 @@ class SpielObserver:
         if self.private != pyspiel.PrivateInfoType.NONE:
             pieces.append(("private_cards", (nslot, nc)))
         if self.recall:
-            pieces.append(("history", (length, NUM_PLAYERS + NUM_DISTINCT_ACTIONS + 1)))
+            self.rows = log_rows(length)
+            pieces += [("log", (self.rows, LOG_WIDTH)), ("log_overflow", (1,))]
         size = sum(int(np.prod(shape)) for _, shape in pieces)
         self.tensor = np.zeros(size, np.float32)
         self.dict = {}
@@ -314,20 +317,16 @@ class SpielObserver:
                     for c in z:
                         priv[i, c] = 1
         if self.recall:
-            h = d["history"]
-            k = 0
-            every = self.private == pyspiel.PrivateInfoType.ALL_PLAYERS
-            for actor, action, public in st.log:
-                if actor < 0:
-                    continue
-                if k >= len(h):
-                    break
-                h[k, actor] = 1
-                if public or actor == player or every:
-                    h[k, NUM_PLAYERS + action] = 1
-                else:
-                    h[k, NUM_PLAYERS + NUM_DISTINCT_ACTIONS] = 1
-                k += 1
+            over = encode_log(st.log, self._viewer(player), d["log"])
+            d["log_overflow"][0] = over
+
+    def _viewer(self, player):
+        """Whose view of the log: the seat, every seat's (ALL_PLAYERS: None) or the public one (NONE: -1)."""
+        if self.private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            return None
+        if self.private == pyspiel.PrivateInfoType.NONE:
+            return -1
+        return player
 
     def string_from(self, state, player):
         st = state.inner
@@ -338,17 +337,92 @@ class SpielObserver:
         else:
             text = st.observation_string(player)
         if self.recall:
-            every = self.private == pyspiel.PrivateInfoType.ALL_PLAYERS
-            seen = []
-            for actor, action, public in st.log:
-                if actor < 0:
-                    continue
-                mine = actor == player and self.private != pyspiel.PrivateInfoType.NONE
-                seen.append("%d:%s" % (actor, action) if public or mine or every else "%d:?" % actor)
-            text += "\\nhistory: " + " ".join(seen)
+            text += "\\nhistory: " + " ".join(st.information_state_log(self._viewer(player)))
         if state.truncated:
             text += "\\n(truncated)"
         return text
+
+
+# The information-state tensor's log (docs/export.md): one row per entry of the log as the observer sees it
+# (engine/recall.py; a variable's change he does not see has no row), oldest first, then zeros.  A row: the kind
+# (8: decision, chance, reveal, move, variable, phase, deal, dealer), a seat (the actor, the dealer, a variable's
+# entry),
+# ids (an action, a chance outcome or the cards moved or shown; the last column: not seen), the zone slot the cards
+# come from (a move, a reveal), the slot they go to (a chance draw, a move), the variable or phase, and a number
+# (the variable's new value, the number of cards moved).
+LOG_KINDS = 8
+ID_WIDTH = max(NUM_DISTINCT_ACTIONS, MAX_CHANCE_OUTCOMES, NUM_PLAYERS) + 1
+ITEM_WIDTH = max(len(VAR_NAMES), len(PHASE_NAMES), 1)
+_SEAT0 = LOG_KINDS
+_ID0 = _SEAT0 + NUM_PLAYERS
+_FROM0 = _ID0 + ID_WIDTH
+_TO0 = _FROM0 + len(SLOT_LABEL)
+_ITEM0 = _TO0 + len(SLOT_LABEL)
+_VALUE = _ITEM0 + ITEM_WIDTH
+LOG_WIDTH = _VALUE + 1
+
+
+def log_rows(length):
+    """Rows of the log in the information-state tensor for a game of at most ``length`` decisions: three per
+    decision, two per card, and 16 more (a longer log keeps its first rows; ``log_overflow`` counts the rest)."""
+    return 3 * length + 2 * NUM_CARDS + 16
+
+
+def encode_log(log, viewer, rows):
+    """Write ``log`` as ``viewer`` sees it (a seat; -1 the public observer; None everything) into ``rows`` (an array
+    of shape (n, LOG_WIDTH), zeroed); returns how many entries did not fit."""
+    k, n, unseen = 0, len(rows), ID_WIDTH - 1
+    over = 0
+    for e in log:
+        kind = e[0]
+        sees = seat_view(e, viewer)
+        if kind == VAR and not sees:
+            continue
+        if k >= n:
+            over += 1
+            continue
+        r = rows[k]
+        k += 1
+        if kind >= 0:
+            r[0] = 1
+            r[_SEAT0 + kind] = 1
+            r[_ID0 + (e[1] if sees else unseen)] = 1
+        elif kind == CHANCE:
+            r[1] = 1
+            r[_ID0 + (e[1] if sees else unseen)] = 1
+            if e[3] >= 0:
+                r[_TO0 + e[3]] = 1
+        elif kind == REVEAL:
+            r[2] = 1
+            r[_FROM0 + e[3]] = 1
+            for c in e[1]:
+                r[_ID0 + c] = 1
+        elif kind == MOVE:
+            r[3] = 1
+            r[_FROM0 + e[3]] = 1
+            r[_TO0 + e[5]] = 1
+            if sees:
+                for c in e[1]:
+                    r[_ID0 + c] = 1
+            else:
+                r[_ID0 + unseen] = 1
+            r[_VALUE] = e[6]
+        elif kind == VAR:
+            r[4] = 1
+            r[_ITEM0 + e[3]] = 1
+            if 0 <= e[5] < NUM_PLAYERS:
+                r[_SEAT0 + e[5]] = 1
+            r[_VALUE] = float(e[1])
+        elif kind == PHASE:
+            r[5] = 1
+            r[_ITEM0 + e[1]] = 1
+        elif kind == DEAL:
+            r[6] = 1
+            r[_SEAT0 + e[1]] = 1
+        elif kind == DEALER:
+            r[7] = 1
+            r[_SEAT0 + e[1]] = 1
+    return over
 
 
 _VARIANTS = {}

@@ -352,8 +352,11 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             src, dst = self.zone(s.source, env), self.zone(s.dest, env)
             if s.count is None:
                 a, b = self.fresh("_zs"), self.fresh("_zd")
-                lines.append(f"{ind}{a} = s.z[{src}]; {b} = s.z[{dst}]")
+                si, di = self.fresh("_si"), self.fresh("_di")
+                lines.append(f"{ind}{si} = {src}; {di} = {dst}; {a} = s.z[{si}]; {b} = s.z[{di}]")
                 lines.append(f"{ind}if {a} is not {b}:")
+                lines.append(f"{ind}    if {a} and {si} != TRICK:")
+                lines.append(f"{ind}        _logm(s, {a}, {si}, {di})")
                 lines.append(f"{ind}    {b}.extend({a}); {a}.clear()")
                 return at
             n, si, di = self.fresh("_n"), self.fresh("_si"), self.fresh("_di")
@@ -367,6 +370,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 z1, z2 = self.fresh("_zs"), self.fresh("_zd")
                 lines.append(f"{ind}{z1} = s.z[{si}]; {z2} = s.z[{di}]")
                 lines.append(f"{ind}for _ in range({n}):")
+                lines.append(f"{ind}    _logm(s, {z1}[-1:], {si}, {di})")
                 lines.append(f"{ind}    {z2}.append({z1}.pop())")
                 return at
             nxt = self.new_block()
@@ -415,6 +419,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 z1 = self.fresh("_zs")
                 lines.append(f"{ind}{z1} = s.z[{si}]")
                 lines.append(f"{ind}for _t in {d}:")
+                lines.append(f"{ind}    _logm(s, {z1}[-1:], {si}, _t)")
                 lines.append(f"{ind}    s.z[_t].append({z1}.pop())")
                 return at
             nxt = self.new_block()
@@ -432,7 +437,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             lines.append(f"{ind}_gather(s, {d})")
             return at
         if isinstance(s, ir.Reveal):
-            lines.append(f"{ind}s.revealed.add({self.zone(s.zone, env)})")
+            lines.append(f"{ind}_reveal(s, {self.zone(s.zone, env)})")
             return at
         if isinstance(s, ir.Goto):
             lines.append(f"{ind}return _enter_{self.phase_index[s.phase]}(s)")
@@ -515,9 +520,13 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         self.nloc += 3
         vals = ", ".join(self.x(v, env) for v in s.values)
         lines.append(f"{ind}s.loc[{k + 1}] = ({vals},)")
+        vi = self.var_index[s.var]
         if s.index is not None:
             lines.append(f"{ind}s.loc[{k + 2}] = {self.index_code(s, env, lines, ind)}")
-        lines.append(f"{ind}s.pending = [(RANDOM_DRAW, ({k}, {self.var_index[s.var]}, {tuple(s.weights)!r}))]")
+            seers = f"VAR_SEERS[{vi}][s.loc[{k + 2}]]"
+        else:
+            seers = f"VAR_SEERS[{vi}][0]"
+        lines.append(f"{ind}s.pending = [(RANDOM_DRAW, ({k}, {vi}, {tuple(s.weights)!r}, {seers}))]")
         nxt = self.new_block()
         lines.append(f"{ind}s.resume = {nxt}")
         lines.append(f"{ind}return -1")
@@ -531,6 +540,9 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             body.append(f"    if not {t.low} <= _v <= {t.high}:")
             msg = py_str(f"{self.where(s)}'{s.var}' would become {{}}, outside its range {t.low}..{t.high}")
             body.append(f"        raise RuleError({msg}.format(_v))")
+        entry = f"s.loc[{k + 2}]" if s.index is not None else "-1"
+        body.append(f"    if {target} != _v:")
+        body.append(f"        _logv(s, {self.var_index[s.var]}, {entry}, _v)")
         body.append(f"    {target} = _v")
         body.append("    s.dirty = True")
         return (body, "    ")
@@ -545,6 +557,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             i = self.index_code(s, env, lines, ind)
             target = f"{attr}[{i}]"
         else:
+            i = "-1"
             target = attr
         if s.op == "+=":
             lines.append(f"{ind}{val} = {target} + {val}")
@@ -554,6 +567,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             lines.append(f"{ind}if not {t.low} <= {val} <= {t.high}:")
             msg = py_str(f"{self.where(s)}'{s.var}' would become {{}}, outside its range {t.low}..{t.high}")
             lines.append(f"{ind}    raise RuleError({msg}.format({val}))")
+        lines.append(f"{ind}if {target} != {val}:")
+        lines.append(f"{ind}    _logv(s, {self.var_index[s.var]}, {i}, {val})")
         lines.append(f"{ind}{target} = {val}")
 
     def if_blocks(self, s: ir.If, env, at):
@@ -623,7 +638,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
     def phase_code(self) -> None:  # noqa: C901
         g, N = self.g, self.N
         for k, ph in enumerate(g.phases):
-            out = [f"def _enter_{k}(s):", f"    s.phase = {k}", "    s.sel = None"]
+            out = [f"def _enter_{k}(s):", f"    s.log.append((PHASE, {k}, True))", f"    s.phase = {k}",
+                   "    s.sel = None"]
             if ph.kind == "auto":
                 entry = self.body(ph.body, {})
                 out.append(f"    return {entry}")
@@ -857,7 +873,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             play += ["    if s.trick_number == 1 and len(tc) == 1:",
                      f"        _d = {self.x(t.dummy, {})}",
                      f"        if 0 <= _d < {N}:",
-                     f"            s.revealed.add({hand} + _d)"]
+                     f"            _reveal(s, {hand} + _d)"]
             by = "PARTNER[_d]" if t.dummy_by is None else \
                 f"_seat({self.x(t.dummy_by, {})}, {py_str(self.where(t.dummy_by) + 'the player who plays the dummy' + chr(39) + 's cards is {}, not a player')})"
             self.funcs.append("\n".join([
@@ -970,6 +986,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             self.var_init("match"),
             self.var_init("deal"),
             "def _start_deal(s):",
+            "    s.log.append((DEAL, s.dealer, True))",
+            "    s.sd = s.dealer",
             "    _init_deal_vars(s)",
             "    s.ds = _snap(s)",
             "    s.deal_done = False",
@@ -1067,6 +1085,14 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             f"SIDE_MEMBERS = {tuple(tuple(sd) for sd in g.sides)!r}",
             f"VAR_VALUES = ({', '.join(value_tables)}{',' if value_tables else ''})",
             f"DEALER_BY_CHANCE = {bool(g.match.first_dealer_random)!r}",
+            f"TRICK = {E.trick_zone if E.trick_zone is not None else -1}",
+            f"ALL_SEATS = {E.all_seats}",
+            f"SLOT_SEERS = {tuple(E.slot_seers)!r}",
+            "VAR_SEERS = (%s)" % "".join(
+                "%r, " % (tuple(E.var_seers[(v.name, k)] for k in
+                                ([None] if v.per is None else
+                                 range(g.players if v.per == "player" else max(1, len(g.sides))))),)
+                for v in g.vars),
         ]
         return out
 
@@ -1115,6 +1141,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             _HEADER,
             f"SOURCE = {py_str(self.source)}\n" + "\n".join(self.tables()),
             _RUNTIME,
+            _recall_source(),
             "\n\n".join(self.funcs),
             led,
             match,
@@ -1242,8 +1269,29 @@ def _move_card(s, c, si, di, msg):
     z = s.z[si]
     if c < 0 or c not in z:
         raise RuleError(msg.format(CARD_STR[c] if c >= 0 else 'none', SLOT_LABEL[si]))
+    _logm(s, (c,), si, di)
     z.remove(c)
     s.z[di].append(c)
+
+
+def _logm(s, cards, si, di):
+    """Cards moved by the rules' effects, in the log: who sees them (those who see either zone now), how many."""
+    rv = s.revealed
+    m = (ALL_SEATS if si in rv else SLOT_SEERS[si]) | (ALL_SEATS if di in rv else SLOT_SEERS[di])
+    s.log.append((MOVE, tuple(cards), m == ALL_SEATS, si, m, di, len(cards)))
+
+
+def _logv(s, i, k, v):
+    """Variable ``i`` (entry ``k``, -1 for one value) changes to ``v``: in the log, seen by the seats that see it."""
+    m = VAR_SEERS[i][k if k >= 0 else 0]
+    s.log.append((VAR, v, m == ALL_SEATS, i, m, k))
+
+
+def _reveal(s, slot):
+    """Zone slot ``slot`` is shown to everyone (in the log, with its cards, the first time)."""
+    if slot not in s.revealed:
+        s.revealed.add(slot)
+        s.log.append((REVEAL, tuple(sorted(s.z[slot])), True, slot, ALL_SEATS))
 
 
 def _eff(t):
@@ -1264,6 +1312,8 @@ def _gather(s, d):
     dz = s.z[d]
     for i, z in enumerate(s.z):
         if i != d:
+            if z:
+                _logm(s, z, i, d)
             dz.extend(z)
             z.clear()
     dz.sort()
@@ -1347,7 +1397,7 @@ _STATE = '''class State:
 
     __slots__ = ('game', 'cur', 'terminal', 'z', 'dealer', 'deal_number', 'actor', 'phase', 'history', 'log',
                  'revealed', 'tw', 'tc', 'trick_leader', 'trick_number', 'last_winner', 'sel', 'loc',
-                 'pending', 'resume', '_lc', 'dirty', 'ds', 'last_deal', 'deal_done') + @VARSLOTS@
+                 'pending', 'resume', '_lc', 'dirty', 'ds', 'last_deal', 'deal_done', 'sd') + @VARSLOTS@
 
     def __init__(self, game=None):
         self.game = game
@@ -1361,6 +1411,7 @@ _STATE = '''class State:
         self.history = History()
         self.log = []
         self.revealed = set()
+        self.sd = -1            # the dealer as the log last showed it
         self.tw = [0] * NUM_PLAYERS
         self.tc = []
         self.trick_leader = -1
@@ -1403,6 +1454,9 @@ _STATE = '''class State:
                 self.actor = f(self)
             c = CHOOSER[self.phase]
             self.cur = self.actor if c is None else c(self)
+        if self.dealer != self.sd:      # the rules made another seat the dealer: in the log
+            self.sd = self.dealer
+            self.log.append((DEALER, self.dealer, True))
 
     # -- OpenSpiel-shaped API -------------------------------------------------------------
     def current_player(self):
@@ -1473,19 +1527,19 @@ _STATE = '''class State:
                     raise IllegalActionError("chance outcome %r is not a seat" % (action,))
                 self.pending.pop()
                 self.history.append(action)
-                self.log.append((CHANCE, action, True))
+                self.log.append((CHANCE, action, True, -1, ALL_SEATS))
                 self.dealer = action
                 self._begin()
                 return
             if src == RANDOM_DRAW:
-                k, _var, weights = dst
+                k, _var, weights, seers = dst
                 if action not in range(len(weights)):
                     raise IllegalActionError("chance outcome %r is not one of the %d outcomes of %s = random" % (
                         action, len(weights), VAR_NAMES[_var]))
                 self.pending.pop()
                 self.loc[k] = action
                 self.history.append(action)
-                self.log.append((CHANCE, action, True))
+                self.log.append((CHANCE, action, seers == ALL_SEATS, -1, seers))
                 _run(self, self.resume)
                 self._settle()
                 return
@@ -1496,7 +1550,8 @@ _STATE = '''class State:
             self.pending.pop()
             self.z[dst].append(action)
             self.history.append(action)
-            self.log.append((CHANCE, action, False))
+            m = ALL_SEATS if dst in self.revealed else SLOT_SEERS[dst]
+            self.log.append((CHANCE, action, m == ALL_SEATS, dst, m))
             if self.pending:
                 return
             _run(self, self.resume)
@@ -1515,7 +1570,7 @@ _STATE = '''class State:
             if self.pending[-1][0] == DEALER_DRAW:
                 return "seat %s deals" % (action,)
             if self.pending[-1][0] == RANDOM_DRAW:
-                k, i, weights = self.pending[-1][1]
+                k, i, weights, _ = self.pending[-1][1]
                 if not 0 <= action < len(weights):
                     raise IllegalActionError("%d is not an outcome of %s = random (0..%d)" % (
                         action, VAR_NAMES[i], len(weights) - 1))
@@ -1554,6 +1609,7 @@ _STATE = '''class State:
         n.history = History(self.history)
         n.log = self.log[:]
         n.revealed = set(self.revealed)
+        n.sd = self.sd
         n.tw = self.tw[:]
         n.tc = self.tc[:]
         n.trick_leader = self.trick_leader
@@ -1585,14 +1641,14 @@ _STATE = '''class State:
         return self._view(player, False)
 
     def information_state_string(self, player):
-        """The observation plus what ``player`` has seen of the history ('?' for others' hidden choices)."""
+        """What ``player`` has observed of the match, in order (perfect recall): the observation now, then
+        ``history:`` and his view of the log (recall_tokens).  Raises ValueError for a bad seat."""
         _check_seat(player)
-        seen = []
-        for actor, action, public in self.log:
-            if actor < 0:
-                continue
-            seen.append("%d:%s" % (actor, action) if public or actor == player else "%d:?" % actor)
-        return self._view(player, False) + "\\nhistory: " + " ".join(seen)
+        return self._view(player, False) + "\\nhistory: " + " ".join(self.information_state_log(player))
+
+    def information_state_log(self, player):
+        """``player``'s view of the log (a seat; -1 the public observer; None everything), one token per entry."""
+        return recall_tokens(self.log, player, VAR_NAMES, PHASE_NAMES)
 
     def visible(self, slot, player):
         """Whether zone slot ``slot`` is visible to ``player`` (public, revealed, or his own private zone)."""
@@ -1661,6 +1717,13 @@ class Game:
 
     def card_str(self, card):
         return CARD_STR[card] if card >= 0 else "none"'''
+
+def _recall_source() -> str:
+    """The text of engine/recall.py (the log's entries and how a seat sees them), which the module embeds."""
+    from atout.engine import recall
+    with open(recall.__file__, encoding="utf-8") as fh:
+        return fh.read()
+
 
 def _table_ui_source() -> str:
     """The text of engine/table_ui.py, which the module embeds verbatim (the one terminal table)."""
@@ -1742,7 +1805,7 @@ _MODULE_TABLE = '''class ModuleTable:
         return None
 
     def last_public(self, s):
-        return bool(s.log[-1][2]) if s.log else True
+        return next((bool(e[2]) for e in reversed(s.log) if e[0] >= CHANCE), True)
 
     def selecting(self, s):
         return s.sel is not None

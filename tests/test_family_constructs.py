@@ -62,7 +62,10 @@ def test_a_deal_played_by_hand():
     # show: the card goes to the public zone and back (move CARD); the action is public: seat 0 sees the card
     assert st.legal_actions() == [A_H, K_S]
     st.apply_action(A_H)
-    assert st.information_state_string(0).endswith(f"1:{A_H}") and st.log[-1] == (1, A_H, True)
+    # seat 0's log (perfect recall): seat 1's public action, the card to 'shown' and back (hand[1] is slot 2,
+    # shown slot 3: stock, hand[0], hand[1], shown), then the trick phase
+    assert st.information_state_log(0)[-4:] == [f"1:{A_H}", f"m2>3={A_H}", f"m3>2={A_H}", ">play"]
+    assert (1, A_H, True) in st.log
     assert sorted(st.zones[game.zone_base["hand"] + 1]) == [A_H, K_S] and not st.zones[game.zone_base["shown"]]
     # no dummy (side_pick is near); the leader is clockwise(eldest, ord(near) + 2) = seat 1; `lead c when suit(c) != lucky or broken` keeps
     # the spade, and `card c when trick_number > 1 or ord(rank(c)) < 3` keeps the K (strength 2)
