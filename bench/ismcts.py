@@ -21,14 +21,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+_GAMES: dict = {}
+
+
 def one(args) -> tuple[int, float]:
-    """(1 if the bot's side won match i else 0 (0.5 for a tie), CPU seconds)."""
+    """(1 if the bot's side won match i else 0 (0.5 for a tie), CPU seconds of the match's play)."""
     from atout.engine import load
     from atout.engine.bots import make_bot
     from atout.engine.ismcts import ISMCTSBot
     from atout.engine.simulate import play_match
     game_path, i, iterations, against = args
-    game = load(game_path)
+    if game_path not in _GAMES:   # compiled once per worker process (the CPU figure is the play's alone)
+        _GAMES[game_path] = load(game_path)
+    game = _GAMES[game_path]
     rng = random.Random(f"ismcts:{i}")
     sides = game.ir.sides
     mine = set(sides[i % 2]) if sides else {i % game.players}

@@ -43,6 +43,8 @@ class History(list):
 
 def _action_id(action) -> int:
     """``action`` as an int id; a bool, a float or a string is refused (IllegalActionError), as OpenSpiel does."""
+    if type(action) is int:
+        return action
     if isinstance(action, bool) or not isinstance(action, numbers.Integral):
         raise IllegalActionError(f"an action is an integer id, not {action!r}")
     return int(action)
@@ -87,6 +89,9 @@ class State(Machine):
         # (seat, suit) pairs everyone has seen: the seat failed to follow that suit (under `follow suit`) and
         # has received no card since; cleared at each deal.  Public knowledge, for bots (ISMCTS).
         self.voids: set[tuple[int, int]] = set()
+        # the legal-action map of the decision in progress (Machine._legal), computed once per decision and
+        # dropped by every change of the state (apply_action, determinized); shared by clones, never mutated
+        self._legal_memo: dict | None = None
         self._start_match()
         if not self.pending:
             self._settle()
@@ -134,7 +139,14 @@ class State(Machine):
             return sorted(self.zones[self.pending[0][0]])
         if player is not None and player != self.player_to_move():
             return []
-        return sorted(self._legal())
+        return sorted(self._legal_map())
+
+    def _legal_map(self) -> dict:
+        """:meth:`Machine._legal` of this decision, computed once until the state changes (read-only)."""
+        m = self._legal_memo
+        if m is None:
+            m = self._legal_memo = self._legal()
+        return m
 
     def is_dead_end(self) -> bool:
         """A decision where the player to act has no legal action (``builtin:no_dead_end``)."""
@@ -154,10 +166,17 @@ class State(Machine):
 
         Raises IllegalActionError naming the action and the state when it is not legal.
         """
+        try:
+            self._apply_action(action)
+        finally:
+            self._legal_memo = None   # (also when the rules' effects asked for legal actions midway)
+
+    def _apply_action(self, action: int) -> None:
         action = _action_id(action)
         if self.terminal:
             raise IllegalActionError(f"the match is over; no action can be applied ({self._where()})")
         if self.pending:
+            self._legal_memo = None
             src, dst = self.pending[0]
             if src == DEALER_DRAW:
                 if not (isinstance(action, int) and 0 <= action < self.game.players):
@@ -191,11 +210,12 @@ class State(Machine):
             self._resolve_draw(action)
             self._settle()
             return
-        legal = self._legal()
+        legal = self._legal_map()
         if action not in legal:
             names = ", ".join(self.action_to_string(a) for a in sorted(legal)[:12])
             raise IllegalActionError(f"illegal action {action} ({self._action_name(action)}) for seat {self.actor} "
                                      f"in {self._where()}; legal: {names}")
+        self._legal_memo = None
         self.history.append(action)
         how = legal[action]
         self.log.append((self.player_to_move(), action, how[0] in ("play", "named", "done") or
@@ -294,6 +314,7 @@ class State(Machine):
                     own = self.vars[v.name] if v.visibility == "private" else None
                     new.vars[v.name] = [own[k] if own is not None and v.seen_by(seat, k, sides) else init
                                         for k in range(n)]
+        new._legal_memo = None
         new.history = History()
         new.log = list(self._masked_log(seat))
         new.revealed = set(self.revealed)
