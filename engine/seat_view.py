@@ -37,10 +37,6 @@ def _sees_zone(table, view, i: int, seat: int | None) -> bool:
     return seat is None or table_ui.zone_visible(table, view, i, seat)
 
 
-def _entry_seen(table, v, seat: int | None, entry) -> bool:
-    return table_ui._entry_seen(table, v, seat, entry)   # noqa: SLF001 (the terminal table's rule, shared)
-
-
 def _who(p: int, seat: int | None) -> str:
     return table_ui.seat_label(p, seat)
 
@@ -90,7 +86,7 @@ def seat_view(state, seat: int | None) -> dict:
             vals = view.vars[v.name]
             entries = []
             for k, x in enumerate(vals):
-                if not _entry_seen(t, v, seat, k):
+                if not table_ui.entry_seen(t, v, seat, k):
                     continue
                 label = table_ui.side_label(t, k, who) if v.per == "side" else _who(k, who)
                 entries.append({"entry": k, "label": label, "value": x})
@@ -105,7 +101,7 @@ def seat_view(state, seat: int | None) -> dict:
         if shown is not None and v.name not in shown and v.visibility != "private":
             continue
         value = view.vars[v.name]
-        if not isinstance(value, list) and not _entry_seen(t, v, seat, None):
+        if not isinstance(value, list) and not table_ui.entry_seen(t, v, seat, None):
             continue
         text = table_ui.labelled_value(t, v, value, who)
         variables.append({"name": v.name, "text": text})
@@ -127,7 +123,7 @@ def seat_view(state, seat: int | None) -> dict:
     if view.terminal:
         r = state.returns()
         out["returns"] = r
-        out["outcome"] = table_ui._outcome(t, r, who) if seat is not None and seat >= 0 else None  # noqa: SLF001
+        out["outcome"] = table_ui.outcome_text(t, r, who) if seat is not None and seat >= 0 else None
     if seat is not None and seat >= 0:
         out["text"] = table_ui.table_text(t, view, seat)
     return out
@@ -169,7 +165,7 @@ def refusal(state, seat: int, action) -> str | None:
     legal = t.decision_actions(state)
     if action in legal:
         return None
-    return table_ui._why_not(t, state, action, legal)   # noqa: SLF001 (the terminal table's reasons)
+    return table_ui.why_not_text(t, state, action, legal)   # (the terminal table's reasons)
 
 
 def parse_move(state, text: str) -> tuple[int | None, str | None]:
@@ -239,7 +235,7 @@ def step_events(table, before, state, actor: int, action: int, text: str, public
             add("announce", line)
     if deal_over:
         tricks, gains = finished
-        gained = table_ui._gains(table, gains, who)   # noqa: SLF001
+        gained = table_ui.gains_text(table, gains, who)
         trick_text = ("tricks %s; " % ", ".join("%s %d" % (_who(p, who), n) for p, n in enumerate(tricks))
                       if tricks and any(tricks) else "")
         add("deal", "deal %d over: %s%s" % (before.deal_number + 1, trick_text,
@@ -250,7 +246,7 @@ def step_events(table, before, state, actor: int, action: int, text: str, public
     if view.terminal:
         r = state.returns()
         add("end", "match over: " + table_ui.score_line(table, view, who).strip(), returns=r,
-            outcome=table_ui._outcome(table, r, who) if seat is not None and seat >= 0 else None)  # noqa: SLF001
+            outcome=table_ui.outcome_text(table, r, who) if seat is not None and seat >= 0 else None)
     return ev
 
 

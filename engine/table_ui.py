@@ -70,7 +70,7 @@ def partnerships(table, seat):
     return " vs ".join(side_label(table, k, seat) for k in order)
 
 
-def _entry_seen(table, v, seat, entry):
+def entry_seen(table, v, seat, entry):
     """Whether ``seat`` (None: an onlooker who sees everything) sees entry ``entry`` (a seat or side; None for
     a single value) of variable ``v``: public, its own private entry, its side's; never a hidden one."""
     if seat is None or v.visibility in (None, "public"):
@@ -88,9 +88,9 @@ def labelled_value(table, v, value, seat):
     if isinstance(value, list):
         label = (lambda k: side_label(table, k, seat)) if v.per == "side" else (lambda k: seat_label(k, seat))
         return v.name + " " + ", ".join(
-            "%s %s" % (label(k), table.value_str(v, x) if _entry_seen(table, v, seat, k) else "?")
+            "%s %s" % (label(k), table.value_str(v, x) if entry_seen(table, v, seat, k) else "?")
             for k, x in enumerate(value))
-    return "%s %s" % (v.name, table.value_str(v, value) if _entry_seen(table, v, seat, None) else "?")
+    return "%s %s" % (v.name, table.value_str(v, value) if entry_seen(table, v, seat, None) else "?")
 
 
 def cards_text(table, cards):
@@ -123,7 +123,7 @@ def table_text(table, view, seat):
     for v in score_vars:
         vals = view.vars[v.name]
         lines.append("%s: " % v.name + ", ".join(
-            "%s %s" % (you(p), vals[p] if _entry_seen(table, v, seat, p) else "?") for p in range(table.players)))
+            "%s %s" % (you(p), vals[p] if entry_seen(table, v, seat, p) else "?") for p in range(table.players)))
     if view.trump >= 0:
         suit = table.suit_names[view.trump]
         lines.append(("trumps: %s %s" % (suit, SUIT_SYMBOLS.get(suit, ""))).rstrip())
@@ -179,7 +179,7 @@ def play_announcement(table, view, seat):
         value = view.vars[v.name]
         if v.name not in names or v.name == trump_var or v.visibility == "hidden" or isinstance(value, list):
             continue
-        if value == v.init or not _entry_seen(table, v, seat, None):
+        if value == v.init or not entry_seen(table, v, seat, None):
             continue
         parts.append(labelled_value(table, v, value, seat))
     return "%s begins: %s" % (view.phase, "; ".join(parts)) if parts else ""
@@ -251,7 +251,7 @@ def parse_choice(table, state, text, legal, all_actions):
             text.strip(), ", ".join(state.action_to_string(a) for a in exact))
     others = [a for a in all_actions if a not in legal and t in action_aliases(table, state, a)]
     if others:
-        return None, _why_not(table, state, others[0], legal)
+        return None, why_not_text(table, state, others[0], legal)
     words = t.split()
     n_cards = sum(_is_card_word(table, w) for w in words)
     if len(words) > 1 and n_cards > 1:
@@ -272,7 +272,7 @@ def parse_choice(table, state, text, legal, all_actions):
     return None, "'%s' is not a legal action here ('help' lists the legal ones)" % text.strip()
 
 
-def _why_not(table, state, a, legal):
+def why_not_text(table, state, a, legal):
     """Why action ``a`` (an action of the game) is not legal in ``state``."""
     reason = table.why_not(state, a, legal)
     if reason:
@@ -309,7 +309,7 @@ HELP = ("one move per line: its number, its text ('I propose'), its name in the 
         "leaves.  Your moves:")
 
 
-def _outcome(table, r, seat):
+def outcome_text(table, r, seat):
     """'you win', 'you lose' or 'a tie'; in partnerships the best result shared by exactly one side's members is
     that side's win (as ``atout simulate`` counts it)."""
     best = max(r)
@@ -321,7 +321,7 @@ def _outcome(table, r, seat):
     return "a tie" if seat in top else "you lose"
 
 
-def _gains(table, gains, seat):
+def gains_text(table, gains, seat):
     """What a deal changed (``gains``: variable -> change per seat or side) of each per-player or per-side int
     match variable, as ``seat`` may see it; '' when nothing changed."""
     parts = []
@@ -458,7 +458,7 @@ def play_match(table, state, seat, bots, bot_name, rng, input_fn=input, out=None
                     how = " (the match ended before play%s)" % ("; " + shown if shown else "")
                 else:
                     how = " (the match ended during the deal)"
-            gained = _gains(table, gains, seat)
+            gained = gains_text(table, gains, seat)
             say("-- deal %d over%s: " % (before.deal_number + 1, how)
                 + ("tricks %s; " % ", ".join("%s %d" % (seat_label(p, seat), n) for p, n in enumerate(tricks))
                    if tricks and any(tricks) else "")
@@ -472,7 +472,7 @@ def play_match(table, state, seat, bots, bot_name, rng, input_fn=input, out=None
     say(score_line(table, table.view(state), seat))
     r = state.returns()
     say("returns: " + ", ".join("seat %d: %g" % (p, x) for p, x in enumerate(r)))
-    say(_outcome(table, r, seat))
+    say(outcome_text(table, r, seat))
     return 0
 
 

@@ -201,11 +201,11 @@ def deal_gains(state, deal: dict, seat: int | None) -> str:
     """What a deal changed of each per-player or per-side int match variable ('points you 0, seat 1 2'), as
     ``seat`` may see it ('?' for an entry he does not see; None: everything); '' when it changed nothing.
     ``deal`` is a record's deal summary (its ``gains``; records older than that field give ``points``).  The
-    wording is the terminal table's (``table_ui._gains``)."""
+    wording is the terminal table's (``table_ui.gains_text``)."""
     gains = deal.get("gains") or {"points": deal.get("points", [])}
-    return table_ui._gains(table_of(state.game), gains, seat)
+    return table_ui.gains_text(table_of(state.game), gains, seat)
 
 
 def _outcome(game, r: list, seat: int) -> str:
     """'you win', 'you lose' or 'a tie' (partnerships: 'your side wins')."""
-    return table_ui._outcome(table_of(game), r, seat)
+    return table_ui.outcome_text(table_of(game), r, seat)
