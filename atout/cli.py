@@ -356,6 +356,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default 60000)")
     p.add_argument("--timeout", type=float, default=600.0,
                    help="wall-clock safety in seconds (default 600); a verdict it cuts says so")
+    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                   help="run the checks in N processes (default 1; Linux), after the explorations they share: "
+                        "the same verdicts as -j 1")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("export", help="export a game: python, openspiel, dot, mermaid or json")

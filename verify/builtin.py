@@ -27,23 +27,36 @@ from .reach import check_no_trap
 def builtin_checks(V: Verifier, guard=lambda name, fn: fn()) -> list[Result]:
     """Every built-in check; ``guard(name, thunk)`` runs each one (the caller turns a verifier failure into
     an unknown verdict)."""
-    out = []
+    return [run() for _, run in builtin_units(V, guard)]
+
+
+def builtin_units(V: Verifier, guard=lambda name, fn: fn()) -> list[tuple[str, object]]:
+    """The built-in checks as ``[(name, thunk returning its Result, run through guard)]``, in the report's
+    order.  Each thunk can run on its own, in any order and in any process (``atout verify -j``):
+    ``no_rule_error``, which reads the verdict of ``no_dead_end``, makes that one first when this process has
+    not made it yet."""
     spec = V.spec_for(ir.Property("builtin", "reachable"))
     ex, A, err = V.exploration(spec)
     if ex is None:
-        return [stopped("builtin:exploration", "builtin", err)]
+        return [("builtin:exploration", lambda: stopped("builtin:exploration", "builtin", err))]
     note = size_note(ex, A)
-    out.append(guard("builtin:conservation", lambda: _conservation(V)))
-    dead = guard("builtin:no_dead_end", lambda: _dead_ends(V, ex, A, note))
-    out.append(guard("builtin:no_rule_error", lambda: _rule_errors(V, ex, A, note, dead)))
-    out.append(dead)
-    out.append(guard("builtin:no_trap", lambda: check_no_trap(V, ex, A, note)))
-    out.append(guard("builtin:reachable", lambda: _reachable(V)))
-    out.append(guard("builtin:guards", lambda: _guards(V, ex, A, note)))
-    for t in V.g.tables:
-        out.append(guard(f"builtin:table:{t.name}", lambda t=t: table_result(V, f"builtin:table:{t.name}",
-                                                                             "complete", t)))
-    return out
+    memo: list = []
+
+    def dead() -> Result:
+        if not memo:
+            memo.append(guard("builtin:no_dead_end", lambda: _dead_ends(V, ex, A, note)))
+        return memo[0]
+
+    checks = [("builtin:conservation", lambda: _conservation(V)),
+              ("builtin:no_rule_error", lambda: _rule_errors(V, ex, A, note, dead())),
+              ("builtin:no_trap", lambda: check_no_trap(V, ex, A, note)),
+              ("builtin:reachable", lambda: _reachable(V)),
+              ("builtin:guards", lambda: _guards(V, ex, A, note))]
+    checks += [(f"builtin:table:{t.name}", lambda t=t: table_result(V, f"builtin:table:{t.name}", "complete", t))
+               for t in V.g.tables]
+    units = [(name, lambda name=name, fn=fn: guard(name, fn)) for name, fn in checks]
+    units.insert(2, ("builtin:no_dead_end", dead))
+    return units
 
 
 def _conservation(V: Verifier) -> Result:

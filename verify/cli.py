@@ -1,5 +1,5 @@
 """``atout verify FILE [--property NAME] [--json] [--trace-out DIR] [--max-states N] [--cross-check N]
-[--timeout SECONDS]``.
+[--timeout SECONDS] [-j N]``.
 
 Exit status: 0 when every property (and built-in check) is proved, 1 when any is refuted or unknown, 2 on
 bad input, 3 when the cross-check found the verifier itself wrong (its verdicts then say so).
@@ -15,9 +15,10 @@ import time
 
 from atout.compiler import compile_file
 
-from .builtin import builtin_checks
+from .builtin import builtin_units
 from .checker import TIMEOUT_NOTE, Budget, Result, Verifier, frozen_heap, without_cyclic_gc
 from .crosscheck import CrossCheck, cross_check
+from . import parallel
 from .findings import extra_findings
 from .properties import CHECKERS as SAFETY
 from .reach import check_can_end, check_can_force
@@ -45,36 +46,52 @@ def _guarded(V, name, kind, fn) -> Result:
 
 
 def verify_game(game, names: list[str] | None = None, timeout: float | None = None, progress=None,
-                builtins: bool | None = None, budget: Budget | None = None, cross: CrossCheck | None = None):
+                builtins: bool | None = None, budget: Budget | None = None, cross: CrossCheck | None = None,
+                jobs: int = 1):
     """Check the properties of ``game`` (an engine Game); returns (results, findings).
 
     ``names``: only these properties (default: all); ``builtins``: run the built-in checks too (default:
     when ``names`` is None).  ``budget`` bounds the work (defaults: :class:`Budget`); ``timeout`` overrides
     its wall-clock safety.  The cyclic garbage collector leaves what lives to the end alone
     (:func:`.checker.frozen_heap`).  With ``cross`` (a :class:`CrossCheck` to fill in), the cross-check runs
-    after the verdicts, with ``budget.cross_check`` matches, and turns any verdict it undermines into unknown."""
+    after the verdicts, with ``budget.cross_check`` matches, and turns any verdict it undermines into unknown.
+    ``jobs`` > 1: the checks run in that many forked processes, with the same results (:mod:`.parallel`)."""
     with frozen_heap():
-        return _verify_game(game, names, timeout, progress, builtins, budget, cross)
+        return _verify_game(game, names, timeout, progress, builtins, budget, cross, jobs)
 
 
-def _verify_game(game, names, timeout, progress, builtins, budget, cross):
+def _verify_game(game, names, timeout, progress, builtins, budget, cross, jobs=1):
     budget = budget or Budget()
     if timeout is not None:
         budget.timeout = timeout
     V = Verifier(game, budget=budget, progress=progress)
     props = [p for p in game.ir.properties if names is None or p.name in names]
     run_builtins = builtins or (builtins is None and names is None)
-    V.precise_needed = any(p.kind in ("deal_bound", "complete") for p in props) or \
-        bool(run_builtins and game.ir.tables)
-    results = []
-    for p in props:
+    V.precise_needed = parallel.precise_needed(game, props, run_builtins)
+    units = [parallel.Unit([p.name], p.kind, lambda p=p: [_guarded(V, p.name, p.kind, lambda: CHECKERS[p.kind](V, p))])
+             for p in props]
+
+    def builtins_part():
+        guard = lambda name, fn: _guarded(V, name, "builtin", fn)  # noqa: E731
+        return [parallel.Unit([name], "builtin", lambda run=run: [run()]) for name, run in builtin_units(V, guard)]
+
+    if jobs > 1 and parallel.can_fork():
+        parallel.prefetch(V, props, run_builtins, progress)
+        units += builtins_part() if run_builtins else []
         if progress:
-            progress(f"checking {p.name}")
-        results.append(_guarded(V, p.name, p.kind, lambda p=p: CHECKERS[p.kind](V, p)))
-    if run_builtins:
-        if progress:
-            progress("built-in checks")
-        results.extend(builtin_checks(V, guard=lambda name, fn: _guarded(V, name, "builtin", fn)))
+            progress(f"checking in {min(jobs, len(units))} processes")
+        done = parallel.run_checks(V, units, jobs) if len(units) > 1 else [u() for u in units]
+    else:
+        done = []
+        for u in units:
+            if progress:
+                progress(f"checking {u.names[0]}")
+            done.append(u())
+        if run_builtins:
+            if progress:
+                progress("built-in checks")
+            done += [u() for u in builtins_part()]
+    results = [r for rs in done for r in rs]
     findings = []
     if names is None:
         try:
@@ -112,6 +129,9 @@ def run_verify(args) -> int:
         raise UsageError("--search-steps must be positive")
     if args.cross_check < 0:
         raise UsageError("--cross-check must be 0 or more")
+    jobs = getattr(args, "jobs", 1)
+    if jobs < 1:
+        raise UsageError(f"-j must be 1 or more (processes), not {jobs}")
     from atout.cli import options_of
     game = Game(compile_file(args.file, options_of(args)))
     known = {p.name for p in game.ir.properties}
@@ -132,20 +152,21 @@ def run_verify(args) -> int:
     status = err.status("verifying", spinner="dots") if err.is_terminal else None
     if status:
         status.start()
+    show = (lambda m: status.update(m)) if status else None
     try:
-        results, findings = verify_game(game, args.property, progress=(lambda m: status.update(m)) if status
-                                        else None, budget=budget, cross=cross)
+        results, findings = verify_game(game, args.property, progress=show, budget=budget, cross=cross,
+                                        jobs=jobs)
+        work = verify_game.last.work
     finally:
         if status:
             status.stop()
     seconds = time.perf_counter() - t0
     with without_cyclic_gc():   # the report: a collection now would traverse everything the verification made
-        return _report(args, game, budget, cross, results, findings, seconds)
+        return _report(args, game, budget, cross, results, findings, seconds, work)
 
 
-def _report(args, game, budget, cross, results, findings, seconds) -> int:
+def _report(args, game, budget, cross, results, findings, seconds, work) -> int:
     from atout.cli import options_of
-    work = verify_game.last.work
     if args.trace_out:
         _write_traces(args.trace_out, game, args.file, results, findings, cross, options_of(args))
     if args.json:
