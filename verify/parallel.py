@@ -62,6 +62,7 @@ def prefetch(V, props, run_builtins: bool, progress=None) -> None:
 def _run(i: int):
     """Worker: check unit ``i``; ``(its results, the work counts it added)``."""
     V = _VERIFIER
+    V.progress = lambda msg: None   # the terminal's spinner belongs to the parent (its lock may be held)
     before = dict(V.work)
     results = _UNITS[i]()
     return results, {k: V.work[k] - before.get(k, 0) for k in V.work}
