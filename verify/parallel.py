@@ -3,14 +3,15 @@
 The run first makes, in this process and in the serial order, the explorations the checks will read (each
 property's :meth:`Verifier.spec_for`, and the built-in checks' one).  Then N worker processes are forked:
 each inherits those explorations (copy-on-write, nothing is sent) and takes the next check from a queue --
-one property of the rule file, or the built-in checks together -- so a long concrete search for a
-counterexample does not hold the others up.  Only the results travel back, and they are put in the serial
+one property of the rule file or one built-in check -- so a long concrete search for a counterexample does
+not hold the others up.  Only the results travel back, and they are put in the serial
 order.  The findings and the cross-check then run here, on the same explorations, as in a serial run.
 
 Why the verdicts are those of ``-j 1``: an exploration is a function of its key and of the budget (state
 counts, z3 resource limits, step counts; never the clock, see :class:`.checker.Budget`), and each check reads
 only explorations and the game, so it computes the same result in whichever process runs it.  Only the
-timings and the work counts differ (a worker that needs an exploration not made beforehand makes its own).
+timings differ, and the work counts when a worker needs an exploration not made beforehand (it makes its
+own; the cross-check here then makes it again).
 
 Forking needs the ``fork`` start method (Linux; not macOS or Windows): without it the checks run serially.
 The workers leave with ``os._exit`` (multiprocessing's fork start method does so), skipping the teardown of
@@ -20,9 +21,6 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
-
-#: The unit of work holding every built-in check (they share one exploration and one dead-end result).
-BUILTINS = "builtin:*"
 
 _UNITS: list = []      # the checks of the run in progress (read by the forked workers)
 _VERIFIER = None
@@ -40,13 +38,10 @@ def can_fork() -> bool:
 
 
 def prefetch(V, props, run_builtins: bool, progress=None) -> None:
-    """Make the explorations the checks of ``props`` (and the built-in checks) read, in the serial order, once
-    per verifier.  A failure here is left for the check itself to meet and report; nothing starts once the
-    budget's wall-clock safety has expired."""
+    """Make the explorations the checks of ``props`` (and the built-in checks) read, in the serial order.  A
+    failure here is left for the check itself to meet and report; nothing starts once the budget's wall-clock
+    safety has expired."""
     from atout.compiler import ir
-    if getattr(V, "_prefetched", False):
-        return
-    V._prefetched = True
     if progress:
         progress("exploring")
     wanted = list(props) + ([ir.Property("builtin", "reachable")] if run_builtins else [])
