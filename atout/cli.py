@@ -41,6 +41,17 @@ def options_of(args) -> dict[str, str]:
     return out
 
 
+def _bot_arg(text: str) -> str:
+    """argparse type of ``--bot``: a bot name (:func:`atout.engine.bots.bot_name`)."""
+    import argparse
+
+    from atout.engine.bots import bot_name
+    try:
+        return bot_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _compile(args):
     return compile_file(args.file, options_of(args))
 
@@ -298,8 +309,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", metavar="NAME=VALUE",
                    help="set an option of the game (repeat), as a variant's 'override option' would")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
-    p.add_argument("--bot", choices=["random", "greedy", "ismcts"], default="greedy",
-                   help="the opponents (default greedy; ismcts searches: under a second a move in Écarté)")
+    p.add_argument("--bot", type=_bot_arg, default="greedy", metavar="BOT",
+                   help="the opponents: random, greedy (default), ismcts (a search, 200 iterations a move: "
+                        "under a second in Écarté) or ismcts:N (N iterations a move)")
     p.add_argument("--seed", type=int, default=None, help="seed for shuffles and bots")
     p.set_defaults(func=cmd_play)
 
@@ -309,8 +321,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="set an option of the game (repeat), as a variant's 'override option' would")
     p.add_argument("-n", type=int, required=True, help="number of matches")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--bot", action="append", choices=["random", "greedy", "ismcts"],
-                   help="bot for seat 0, then seat 1, ... (repeat; cycles; default random)")
+    p.add_argument("--bot", action="append", type=_bot_arg, metavar="BOT",
+                   help="bot for seat 0, then seat 1, ... (repeat; cycles; default random): random, greedy, "
+                        "ismcts or ismcts:N (N iterations a move)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--record", metavar="FILE.jsonl", help="write one JSON line per match (docs/records.md)")
     p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",

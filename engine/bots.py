@@ -108,14 +108,39 @@ def _own_score(state, me: int) -> int:
     return total
 
 
-def _ismcts(seed=None):
-    from .ismcts import ISMCTSBot
-    return ISMCTSBot(seed)
+def _ismcts(seed=None, iterations: int | None = None):
+    from .ismcts import DEFAULT_ITERATIONS, ISMCTSBot
+    return ISMCTSBot(seed, DEFAULT_ITERATIONS if iterations is None else iterations)
 
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot, "ismcts": _ismcts}
+#: The largest search budget ``ismcts:N`` accepts (iterations a move).
+MAX_ISMCTS_ITERATIONS = 100_000
+
+
+def bot_name(text: str) -> str:
+    """``text`` if it names a bot: ``random``, ``greedy``, ``ismcts`` or ``ismcts:N`` (N iterations a move,
+    1..100,000; the default is 200); raises ValueError saying what is accepted otherwise."""
+    name, colon, budget = text.partition(":")
+    if name in BOTS and not colon:
+        return text
+    if name == "ismcts" and colon:
+        if budget.isdigit() and 1 <= int(budget) <= MAX_ISMCTS_ITERATIONS:
+            return f"ismcts:{int(budget)}"
+        raise ValueError(f"'{text}': the iterations of ismcts:N are a whole number from 1 to "
+                         f"{MAX_ISMCTS_ITERATIONS:,}, e.g. ismcts:400")
+    raise ValueError(f"no bot '{text}': the bots are random, greedy, ismcts and ismcts:N (N iterations a move)")
 
 
 def make_bot(name: str, seed: int | None = None):
-    """A bot by name (``random``, ``greedy`` or ``ismcts``); raises KeyError for another name."""
+    """A bot by name (``random``, ``greedy``, ``ismcts`` or ``ismcts:N``, see :func:`bot_name`); raises
+    KeyError for another name."""
+    base, colon, budget = name.partition(":")
+    if base == "ismcts" and colon:
+        try:
+            return _ismcts(seed, int(bot_name(name).partition(":")[2]))
+        except ValueError:
+            raise KeyError(name) from None
+    if colon:
+        raise KeyError(name)
     return BOTS[name](seed)

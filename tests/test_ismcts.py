@@ -131,3 +131,29 @@ def test_the_bot_plays_matches_to_the_end():
     game = load(str(ROOT / "rules" / "ecarte.atout"))
     r = play_match(game, [ISMCTSBot(1, iterations=10), make_bot("greedy", 2)], random.Random(3))
     assert sorted(r.returns) == [-1.0, 1.0]
+
+
+def test_the_search_budget_is_named_with_the_bot():
+    from atout.engine.bots import bot_name
+    from atout.engine.ismcts import DEFAULT_ITERATIONS
+    assert make_bot("ismcts", 1).iterations == DEFAULT_ITERATIONS == 200
+    assert make_bot("ismcts:400", 1).iterations == 400
+    assert bot_name("ismcts:0400") == "ismcts:400"
+    for bad in ("ismcts:0", "ismcts:-3", "ismcts:1.5", "ismcts:", "ismcts:100001", "greedy:4", "foo"):
+        with pytest.raises(ValueError):
+            bot_name(bad)
+        with pytest.raises(KeyError):
+            make_bot(bad, 1)
+
+
+def test_a_bad_bot_at_the_command_line_is_refused_with_what_is_accepted(capsys):
+    from atout.cli import main
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", str(ROOT / "rules" / "ecarte.atout"), "-n", "1", "--bot", "ismcts:zero"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "ismcts:N" in err and "Traceback" not in err
+    # a budget given with the bot plays, and the report names the bot with its budget
+    assert main(["simulate", str(ROOT / "rules" / "ecarte.atout"), "-n", "1", "--bot", "ismcts:3", "--json"]) in (0, None)
+    out = capsys.readouterr().out
+    assert '"ismcts:3"' in out

@@ -300,7 +300,9 @@ class Table:
         n = entry.game.players
         if seats is None:
             made = rec.get("bots") if isinstance(rec.get("bots"), list) else []
-            seats = [made[p] if p < len(made) and made[p] in BOTS else "person" for p in range(n)]
+            # (a record's 'ismcts:N' sits as the table's ismcts: the seat kinds carry no budget)
+            kinds = [str(k).partition(":")[0] for k in made]
+            seats = [kinds[p] if p < len(kinds) and kinds[p] in BOTS else "person" for p in range(n)]
         table = cls(entry, seats, table_id=table_id, options=rec.get("options") or None)
         try:
             for k, step in enumerate(rec["steps"]):
