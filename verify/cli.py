@@ -149,10 +149,14 @@ def run_verify(args) -> int:
                     cross_steps=CROSS_STEPS_PER_MATCH * args.cross_check, timeout=args.timeout)
     cross = CrossCheck()
     t0 = time.perf_counter()
-    status = err.status("verifying", spinner="dots") if err.is_terminal else None
+    # the spinner is a thread: with -j the workers are forked, and a thread holding the terminal's lock at that
+    # moment would leave the lock held in them, so -j prints its few steps as lines instead
+    forks = jobs > 1 and parallel.can_fork()
+    status = err.status("verifying", spinner="dots") if err.is_terminal and not forks else None
     if status:
         status.start()
-    show = (lambda m: status.update(m)) if status else None
+    show = (lambda m: status.update(m)) if status else \
+        (lambda m: err.print(f"[dim]{_escape(m)}...[/dim]", highlight=False)) if err.is_terminal else None
     try:
         results, findings = verify_game(game, args.property, progress=show, budget=budget, cross=cross,
                                         jobs=jobs)
