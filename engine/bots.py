@@ -135,12 +135,8 @@ def bot_name(text: str) -> str:
 def make_bot(name: str, seed: int | None = None):
     """A bot by name (``random``, ``greedy``, ``ismcts`` or ``ismcts:N``, see :func:`bot_name`); raises
     KeyError for another name."""
-    base, colon, budget = name.partition(":")
-    if base == "ismcts" and colon:
-        try:
-            return _ismcts(seed, int(bot_name(name).partition(":")[2]))
-        except ValueError:
-            raise KeyError(name) from None
-    if colon:
-        raise KeyError(name)
-    return BOTS[name](seed)
+    try:
+        base, _, budget = bot_name(name).partition(":")
+    except ValueError:
+        raise KeyError(name) from None
+    return _ismcts(seed, int(budget)) if budget else BOTS[base](seed)

@@ -67,31 +67,31 @@ def _verify_game(game, names, timeout, progress, builtins, budget, cross, jobs=1
     V = Verifier(game, budget=budget, progress=progress)
     props = [p for p in game.ir.properties if names is None or p.name in names]
     run_builtins = builtins or (builtins is None and names is None)
-    V.precise_needed = parallel.precise_needed(game, props, run_builtins)
-    units = [parallel.Unit([p.name], p.kind, lambda p=p: [_guarded(V, p.name, p.kind, lambda: CHECKERS[p.kind](V, p))])
+    V.precise_needed = any(p.kind in ("deal_bound", "complete") for p in props) or \
+        bool(run_builtins and game.ir.tables)
+    units = [parallel.Unit(p.name, p.kind, lambda p=p: _guarded(V, p.name, p.kind, lambda: CHECKERS[p.kind](V, p)))
              for p in props]
 
     def builtins_part():
         guard = lambda name, fn: _guarded(V, name, "builtin", fn)  # noqa: E731
-        return [parallel.Unit([name], "builtin", lambda run=run: [run()]) for name, run in builtin_units(V, guard)]
+        return [parallel.Unit(name, "builtin", run) for name, run in builtin_units(V, guard)]
 
     if jobs > 1 and parallel.can_fork():
         parallel.prefetch(V, props, run_builtins, progress)
         units += builtins_part() if run_builtins else []
         if progress:
             progress(f"checking in {min(jobs, len(units))} processes")
-        done = parallel.run_checks(V, units, jobs) if len(units) > 1 else [u() for u in units]
+        results = parallel.run_checks(V, units, jobs) if len(units) > 1 else [u() for u in units]
     else:
-        done = []
+        results = []
         for u in units:
             if progress:
-                progress(f"checking {u.names[0]}")
-            done.append(u())
+                progress(f"checking {u.name}")
+            results.append(u())
         if run_builtins:
             if progress:
                 progress("built-in checks")
-            done += [u() for u in builtins_part()]
-    results = [r for rs in done for r in rs]
+            results += [u() for u in builtins_part()]
     findings = []
     if names is None:
         try:

@@ -26,12 +26,6 @@ _UNITS: list = []      # the checks of the run in progress (read by the forked w
 _VERIFIER = None
 
 
-def precise_needed(game, props, run_builtins: bool) -> bool:
-    """Whether a run of ``props`` (and of the built-in checks when ``run_builtins``) explores precisely anyway
-    (see :attr:`.checker.Verifier.precise_needed`)."""
-    return any(p.kind in ("deal_bound", "complete") for p in props) or bool(run_builtins and game.ir.tables)
-
-
 def can_fork() -> bool:
     """Whether this platform can fork workers that inherit the explorations."""
     return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
@@ -55,16 +49,16 @@ def prefetch(V, props, run_builtins: bool, progress=None) -> None:
 
 
 def _run(i: int):
-    """Worker: check unit ``i``; ``(its results, the work counts it added)``."""
+    """Worker: check unit ``i``; ``(its result, the work counts it added)``."""
     V = _VERIFIER
     V.progress = lambda msg: None   # the terminal's spinner belongs to the parent (its lock may be held)
     before = dict(V.work)
-    results = _UNITS[i]()
-    return results, {k: V.work[k] - before.get(k, 0) for k in V.work}
+    result = _UNITS[i]()
+    return result, {k: V.work[k] - before.get(k, 0) for k in V.work}
 
 
-def run_checks(V, units: list, jobs: int) -> list[list]:
-    """Run ``units`` (:class:`Unit`) in ``jobs`` forked workers; their result lists in the order of ``units``.
+def run_checks(V, units: list, jobs: int) -> list:
+    """Run ``units`` (:class:`Unit`) in ``jobs`` forked workers; their results in the order of ``units``.
     The work counts the workers added are added to ``V.work``.
 
     A worker that dies (killed for memory, a crash in a native library) breaks the pool: the units it left
@@ -79,10 +73,10 @@ def run_checks(V, units: list, jobs: int) -> list[list]:
     fork = multiprocessing.get_context("fork")
     out: list = [None] * len(units)
 
-    def take(i, results, added):
+    def take(i, result, added):
         for k, v in added.items():
             V.work[k] = V.work.get(k, 0) + v
-        out[i] = results
+        out[i] = result
 
     try:
         with ProcessPoolExecutor(max_workers=min(jobs, len(units)), mp_context=fork) as pool:
@@ -98,19 +92,18 @@ def run_checks(V, units: list, jobs: int) -> list[list]:
                     take(i, *alone.submit(_run, i).result())
             except BrokenProcessPool:
                 why = "the verifier failed: its worker process died during this check (run again with -j 1)"
-                take(i, [Result(n, units[i].kind, "unknown", why) for n in units[i].names], {})
+                take(i, Result(units[i].name, units[i].kind, "unknown", why), {})
     finally:
         _UNITS, _VERIFIER = [], None
     return out
 
 
 class Unit:
-    """One check of a run: ``unit()`` returns its results; ``names`` and ``kind`` name them should its worker
-    die."""
-    __slots__ = ("names", "kind", "fn")
+    """One check of a run: ``unit()`` returns its Result; ``name`` and ``kind`` name it should its worker die."""
+    __slots__ = ("name", "kind", "fn")
 
-    def __init__(self, names: list[str], kind: str, fn):
-        self.names, self.kind, self.fn = names, kind, fn
+    def __init__(self, name: str, kind: str, fn):
+        self.name, self.kind, self.fn = name, kind, fn
 
-    def __call__(self) -> list:
+    def __call__(self):
         return self.fn()
