@@ -209,9 +209,22 @@ class Verifier:
         # whether the precise exploration will be run anyway (set by verify_game): card-blind requests share it
         self.precise_needed = False
         self.findings: list[Finding] = []
+        self._by_sizes: dict = {}      # invariant name -> Result proved from the conservation of cards, or None
         self.work = {"abstract_states": 0, "transitions": 0, "machine_steps": 0, "explorations": 0}
 
     # -- explorations ----------------------------------------------------------------------------
+    def proved_by_sizes(self, prop: ir.Property) -> "Result | None":
+        """The proof of an invariant over zone sizes that follows from the conservation of cards (z3, no
+        exploration: :mod:`.zone_sizes`), or None.  Such an invariant is left out of every exploration's
+        monitors and of the reads the explorations keep, so that it does not make them larger."""
+        if prop.kind != "invariant" or prop.expr is None:
+            return None
+        if prop.name not in self._by_sizes:
+            from .zone_sizes import size_invariant
+            ok, how = size_invariant(self.game, prop.expr, self.budget.rlimit)
+            self._by_sizes[prop.name] = Result(prop.name, prop.kind, "proved", how) if ok else None
+        return self._by_sizes[prop.name]
+
     def watched(self, precise: bool) -> tuple:
         """Per-player/side int match variables whose per-deal gains the exploration tracks: those deal bounds
         and the end of the match read, and those with a declared range (their range is proved from them)."""
@@ -263,12 +276,14 @@ class Verifier:
         from .liveness import Liveness
         live = Liveness(self.g, props)
         blur = ()
-        if track and not spec.exact_sizes:
+        if not spec.exact_sizes:
+            from .liveness import counted_only_zones
+            counted = counted_only_zones(self.g, props)
             read = set()
             for p in props:
                 read |= _zones_read(p.expr)
-            blur = tuple(z.name for z in self.g.zones if not z.per_player and z.visibility == "hidden"
-                         and z.name not in live.observed and z.name not in read)
+            blur = tuple(z.name for z in self.g.zones if z.name in counted or track and not z.per_player and
+                         z.visibility == "hidden" and z.name not in live.observed and z.name not in read)
         key = (tuple(sorted(live.zones.items())), tuple(sorted(live.vars.items())), track, watch, blur,
                spec.range_errors)
         return key, props, track, watch, blur
@@ -297,7 +312,8 @@ class Verifier:
         as precisely as ``spec`` (card-blind, or tracking the named cards when it reads cards)."""
         if len(spec.props) != 1 or spec.exact_sizes or not self.group_properties:
             return None
-        group = tuple(p.name for p in self.g.properties if _keeps_reads(p) and _reads_cards(p) == spec.precise)
+        group = tuple(p.name for p in self.g.properties if _keeps_reads(p) and _reads_cards(p) == spec.precise
+                      and self.proved_by_sizes(p) is None)
         if spec.props[0] not in group or group == spec.props:
             return None
         return Spec(spec.precise, group, spec.exact_sizes, spec.range_errors)
@@ -307,7 +323,7 @@ class Verifier:
             return None
         precise = Spec(precise=True)
         key, props, track, watch, blur = self._key(precise)
-        if track or blur or key[:2] != self._key(spec)[0][:2]:
+        if track or blur != self._key(spec)[4] or key[:2] != self._key(spec)[0][:2]:
             return None
         return precise
 
@@ -327,6 +343,8 @@ class Verifier:
     def _planned(self, prop, key) -> bool:
         """Whether ``prop`` is decided on the exploration with ``key``.  Its key is first computed without the
         range lemma (whose own exploration is precise, so never that of a card-blind property)."""
+        if self.proved_by_sizes(prop) is not None:
+            return False
         if prop.name not in self._plan:
             spec = self.spec_for(prop, lemma=False)
             group = self._group_spec(spec)

@@ -347,3 +347,43 @@ def read_after_tricks(g: ir.Game, ph: ir.Phase) -> tuple[set, set, bool] | None:
             elif isinstance(x, ir.Call):
                 calls.add(x.fn)
     return builtins, calls, bool(seen)
+
+
+# The zones the machine itself reads the size of in trick play: the cards a player may play, the cards on the table.
+MACHINE_ZONES = frozenset({"hand", "trick"})
+
+
+def counted_only_zones(g: ir.Game, props=()) -> frozenset:
+    """Zone families whose size nothing needs exactly: no rule (and none of ``props``, the properties an
+    exploration keeps) reads them except as the domain of a quantifier (``count(c in taken[p]: ...)``,
+    ``any``, ``all``, ``sum``), no effect or parameter takes cards from them (they are only ever
+    destinations, of moves and of ``gather``), and the machine does not read them (:data:`MACHINE_ZONES`).
+    Forgetting their sizes keeps the abstraction sound (an unknown size stands for every size) and costs
+    precision only where a quantifier over their anonymous cards would have been bounded by the size."""
+    exprs = list(exprs_of(g.match, skip_write_only=True)) + list(exprs_of(g.vars, skip_write_only=True))
+    for ph in g.phases:
+        exprs.extend(phase_exprs(g, ph))
+    for t in g.tables:
+        exprs.extend(exprs_of(t, skip_write_only=True))
+    for p in props:
+        exprs.extend(exprs_of(p))
+    read: set = set()
+    for e in exprs:
+        _direct_zone_reads(e, read)
+    return frozenset(z.name for z in g.zones if z.name not in read and z.name not in MACHINE_ZONES)
+
+
+def _direct_zone_reads(e, out: set) -> None:
+    """Add to ``out`` the zones ``e`` reads other than as the domain of a quantifier."""
+    if isinstance(e, ir.ZoneRef):
+        out.add(e.name)
+        return
+    if isinstance(e, ir.Call) and e.fn == "holder":
+        out.add("hand")
+    if isinstance(e, ir.Quant) and e.domain is not None and _zone_name(e.domain) is not None:
+        if isinstance(e.domain, ir.Index):
+            _direct_zone_reads(e.domain.index, out)   # the player of hand[p] is still read
+        _direct_zone_reads(e.body, out)
+        return
+    for child in _children(e):
+        _direct_zone_reads(child, out)

@@ -42,6 +42,8 @@ def prefetch(V, props, run_builtins: bool, progress=None) -> None:
     for p in wanted:
         if V.budget.expired():
             return
+        if V.proved_by_sizes(p) is not None:
+            continue   # proved without exploring
         try:
             V.exploration(V.spec_for(p))
         except Exception:  # noqa: BLE001 (the check that needs it reports it, as in a serial run)
