@@ -85,6 +85,9 @@ class State(Machine):
         self.pending: list[tuple[int, int]] = []  # draws (from zone, to zone) awaiting chance
         # per finished deal: {"points": change of each player's int match variables, "vars": deal int variables}
         self.deal_log: list[dict] = []
+        # per deal logged: the match variables at its start and at its end (the verifier's deal bounds read
+        # them: gain(max(V)), gain(V) of a variable not kept per player); not part of records
+        self.deal_values: list[dict] = []
         self._deal_start_returns: dict = {}
         # (seat, suit) pairs everyone has seen: the seat failed to follow that suit (under `follow suit`) and
         # has received no card since; cleared at each deal.  Public knowledge, for bots (ISMCTS).
@@ -284,6 +287,7 @@ class State(Machine):
         new.frames = [list(f) for f in self.frames]   # a frame's index advances in place
         new.pending = list(self.pending)
         new.deal_log = list(self.deal_log)
+        new.deal_values = list(self.deal_values)
         new.voids = set(self.voids)
         return new
 
@@ -323,6 +327,7 @@ class State(Machine):
         new.frames = [list(f) for f in self.frames]
         new.pending = list(self.pending)
         new.deal_log = list(self.deal_log)
+        new.deal_values = list(self.deal_values)
         new.voids = set(self.voids)
         new.on_score = None
         return new
@@ -535,6 +540,7 @@ class State(Machine):
         before = self._deal_start_returns
         gains = {v.name: [a - b for a, b in zip(self.vars[v.name], before[v.name])] for v in self.game.ir.vars
                  if v.scope == "match" and v.per is not None and v.type.kind == "int"}
+        self.deal_values.append({"before": before, "after": self._match_var_snapshot()})
         self.deal_log.append({"points": self._deal_gain(), "complete": complete, "tricks": list(self.tricks_won),
                               "gains": gains,
                               "vars": {v.name: self.vars[v.name] for v in self.game.ir.vars

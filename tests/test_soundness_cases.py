@@ -3,7 +3,8 @@ of its file under tests/fixtures/audit/ and established concretely here: every r
 replays in the engine to a violation, and nothing false is proved.
 
 Before the verifier ran the engine's own machine, every one of these got a wrong verdict: a false proof
-(1, 2, the trap of 3, 4), a false refutation (5), or an unknown where a strategy or a play exists (6-8)."""
+(1, 2, the trap of 3, 4), a false refutation (5), or an unknown where a strategy or a play exists (6-8).
+Later cases came from the mutation tests and from reviews; each file's header says what was wrong."""
 from __future__ import annotations
 
 import functools
@@ -50,6 +51,11 @@ CASES = [
       "exchange_can_end": "refuted"}),
     # found while adding the lead and card rules (issue 9): the follow rules' conditions were never evaluated
     ("follow_condition_error", None, True, {"builtin:no_rule_error": "refuted", "builtin:no_trap": "refuted"}),
+    # found while adding symbolic deal ends (issue 10): a negated gain was taken for a truth value (a false proof)
+    ("deal_bound_forms", ("nobody_scores", "never_loses", "capped_if_scoring", "double_under_seven", "leader_rises",
+                          "leader_capped"), False,
+     {"nobody_scores": "refuted", "never_loses": "proved", "capped_if_scoring": "proved", "double_under_seven": "proved",
+      "leader_rises": "not proved", "leader_capped": "not refuted"}),
 ]
 
 
@@ -61,6 +67,8 @@ def test_true_verdicts(case):
         got = res[prop].verdict
         if verdict == "not proved":
             assert got != "proved", (prop, res[prop].method)
+        elif verdict == "not refuted":
+            assert got != "refuted", (prop, res[prop].method)
         else:
             assert got == verdict, (prop, got, res[prop].method)
         if got == "refuted":

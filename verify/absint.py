@@ -75,9 +75,10 @@ class Abstraction(AbstractEvaluator):
     """
 
     def __init__(self, game, track: tuple[int, ...] = (), watch: tuple[str, ...] = (), blur=(), props=None,
-                 range_errors: bool = False):
+                 range_errors: bool = False, rlimit: int = 20_000_000):
         self.game = game          # engine Game (zone layout, deck facts)
         self.range_errors = range_errors
+        self.rlimit = rlimit      # z3's resource limit for the queries of the symbolic refinements (.symbolic)
         self.g = game.ir
         self.track = tuple(track)
         self.track_index = {c: i for i, c in enumerate(self.track)}
@@ -857,16 +858,18 @@ class AbstractState(Machine):
         if not first:
             Machine._check_end(self)
             return
-        saved = dict(self.vars)
+        saved, saved_number = dict(self.vars), self.deal_number
         for v in self.A.g.vars:
             if v.scope == "match":
                 val = self.ev(v.init, {})
                 self.vars[v.name] = (val,) * len(saved[v.name]) if v.per is not None else val
+        self.deal_number = 0      # no deal has been played yet
         try:
             self.dirty = False
             over = self.test(self.A.g.match.ends_when, {})
         finally:
             self.vars = saved
+            self.deal_number = saved_number
         if over:
             self._end_match()
 

@@ -403,7 +403,7 @@ class AbstractEvaluator:
                 return list(range(len(self.g.deck.suits))) + [NONE]   # a trump order's card leads trumps
             return self._suits_of(c, w)
         if name == "deal_number":
-            return [Interval(0, None)]
+            return [w.deal_number if isinstance(w.deal_number, int) else Interval(0, None)]
         raise ValueError(name)  # pragma: no cover
 
     def _suits_of(self, c, w=None) -> list:
@@ -438,12 +438,25 @@ class AbstractEvaluator:
         return uniq(out)
 
     def cards_in(self, w, slot: int) -> tuple[list[int], int | None]:
-        """(tracked cards in the zone, number of anonymous cards in it, None when unknown)."""
+        """(tracked cards in the zone, number of anonymous cards in it, None when unknown).  In a zone whose
+        size is not kept that number is still 0 when the conservation of cards leaves no anonymous card for
+        the zones whose sizes are not kept (the kept sizes and the tracked cards placed in those zones
+        account for the whole deck)."""
         tr = [c for c, z in zip(self.track, w.tracked) if z == slot]
         size = w.sizes[slot]
         if size < 0:
-            return tr, None
+            return tr, (0 if self._no_anonymous_unsized(w) else None)
         return tr, size - len(tr)
+
+    def _no_anonymous_unsized(self, w) -> bool:
+        """Whether no anonymous card (nor a tracked card whose zone is forgotten) can be in a zone whose size
+        is not kept: every card is in some zone, so the cards in those zones are the deck less the kept
+        sizes; the tracked cards placed in them are the only ones left."""
+        sizes = w.sizes
+        rest = self.game.num_cards - sum(s for s in sizes if s >= 0)
+        if rest == 0:
+            return True
+        return rest == sum(1 for z in w.tracked if z >= 0 and sizes[z] < 0)
 
     def _player_fn(self, e: ir.Call, vals, f) -> list:
         out = []
@@ -593,9 +606,25 @@ class AbstractEvaluator:
                     z = w.tracked[self.track_index[c]]
                     out.append(z - hb if hb is not None and 0 <= z - hb < n else NONE)
                 else:
-                    out.extend([*range(n), NONE])
+                    out.extend(self._anonymous_holders(w))
             return uniq(out)
         raise ValueError(fn)  # pragma: no cover
+
+    def _anonymous_holders(self, w) -> list:
+        """The values ``holder(c)`` can take for a card ``c`` whose zone is not kept (an anonymous card, or a
+        tracked card forgotten): each player whose hand may hold an anonymous card, and none when a zone
+        that is not a hand may hold one.  A zone of unknown size may hold one; so, at the start of trick
+        play with every card in the hands, the holder of the 2 of clubs is a player, never none."""
+        n, hb = self.n, self.game.hand_base
+        hands = range(hb, hb + n) if hb is not None else range(0)
+        out = [z - hb for z in hands if self._may_hold_anonymous(w, z)]
+        if any(self._may_hold_anonymous(w, z) for z in range(len(w.sizes)) if z not in hands):
+            out.append(NONE)
+        return out or [*range(n), NONE]
+
+    def _may_hold_anonymous(self, w, slot: int) -> bool:
+        anon = self.cards_in(w, slot)[1]
+        return anon is None or anon > 0
 
     def _binop(self, e: ir.BinOp, w, env: dict) -> list:  # noqa: C901
         op = e.op

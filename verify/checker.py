@@ -80,6 +80,9 @@ class Result:
     seconds: float = 0.0
     counterexample: Counterexample | None = None
     detail: str = ""
+    # the Spec of the exploration the verdict was decided on when it is not the property's own (spec_for):
+    # None when z3 decided it without one; the cross-check maps the concrete runs into that exploration
+    explored: object = "own"
 
     def as_json(self) -> dict:
         out = {"name": self.name, "kind": self.kind, "verdict": self.verdict, "method": self.method,
@@ -182,13 +185,15 @@ def _reads_cards(prop: ir.Property) -> bool:
 
 @dataclass(frozen=True)
 class Spec:
-    """What an exploration keeps: ``precise`` tracks the named cards and the per-deal gains; ``props`` are
-    the names of the properties whose reads stay live; ``exact_sizes`` keeps every zone size (no blur);
-    ``range_errors`` lets writes to ranged match variables fail (when their ranges are not proved)."""
+    """What an exploration keeps: ``precise`` tracks the named cards and the per-deal gains (only the gains
+    with ``blind``); ``props`` are the names of the properties whose reads stay live; ``exact_sizes`` keeps
+    every zone size (no blur); ``range_errors`` lets writes to ranged match variables fail (when their ranges
+    are not proved)."""
     precise: bool = False
     props: tuple = ()
     exact_sizes: bool = False
     range_errors: bool = False
+    blind: bool = False
 
 
 class Verifier:
@@ -253,6 +258,65 @@ class Verifier:
             return fix(Spec(props=(prop.name,)))
         return fix(Spec())
 
+    def gains_specs(self, cards_first: bool = False) -> list[Spec]:
+        """The explorations that watch the per-deal gains: card-blind, and tracking the cards the rules name
+        (when they name any, and not too many), the one tracking cards first when ``cards_first``.  A check
+        over the gains (a deal bound, a scoring table, the ranges of the match variables) tries them in turn
+        (:meth:`ladder`): each over-approximates the game, so a proof on either is a proof."""
+        specs = [Spec(precise=True, blind=True)]
+        track = tracked_cards(self.game)
+        if track and len(track) <= MAX_TRACKED:
+            specs.insert(0 if cards_first else 1, Spec(precise=True))
+        return specs
+
+    def ladder(self, specs: list, attempt) -> "Result":
+        """Decide a check on the explorations ``specs`` (in order of preference).  ``attempt(spec, final)``
+        returns the check's Result on that exploration; with ``final`` False it only tries to prove, without
+        the concrete searches for a counterexample.  Each exploration is first tried for a proof; when none
+        proves the check, the first one that could be explored tries in full (its counterexample searches
+        steered by it).  The Result names the exploration it was decided on (``explored``)."""
+        first = None
+        for spec in specs:
+            r = attempt(spec, False)
+            if r.verdict != "unknown":
+                r.explored = spec
+                return r
+            first = first or r
+        for spec in specs:
+            if self.exploration(spec)[0] is None:
+                continue
+            r = attempt(spec, True)
+            if r.verdict != "unknown":
+                r.explored = spec
+            return r
+        return first
+
+    def cards_matter(self, names) -> bool:
+        """Whether an effect outside the deal-end blocks that z3 follows (:mod:`.symbolic`) writes one of the
+        variables ``names``: their gains may then depend on where the named cards went during play, which the
+        exploration tracking them keeps (Écarté's king of trumps, announced in play).  Inside such a block the
+        cards are followed symbolically anyway, so the card-blind exploration comes first."""
+        from .liveness import phase_stmts, read_after_tricks, scored_tables, walk
+        from .symbolic import encodable
+        followed: set = set()
+        for ph in self.g.phases:
+            if ph.trick is None or not ph.trick.then:
+                continue
+            reads = read_after_tricks(self.g, ph)
+            if reads is None or reads[2] or not encodable(ph.trick.then):
+                continue
+            stmts = list(walk(ph.trick.then))
+            for t in scored_tables(self.g, stmts):
+                for r in t.rows:
+                    stmts.extend(walk(r.body))
+            followed |= {id(x) for x in stmts}
+        names = set(names)
+        for ph in self.g.phases:
+            for x in phase_stmts(self.g, ph):
+                if isinstance(x, ir.ASSIGNS) and x.var in names and id(x) not in followed:
+                    return True
+        return False
+
     def _range_spec(self, spec: Spec) -> Spec:
         if spec.precise:
             return spec
@@ -269,7 +333,7 @@ class Verifier:
 
     def _compute_key(self, spec: Spec):
         props = [p for p in self.g.properties if p.name in spec.props]
-        track = tracked_cards(self.game) if spec.precise else ()
+        track = tracked_cards(self.game) if spec.precise and not spec.blind else ()
         if len(track) > MAX_TRACKED:
             track = ()   # too many named cards to track their placements (e.g. whist's 16 honours)
         watch = self.watched(spec.precise)
@@ -316,16 +380,16 @@ class Verifier:
                       and self.proved_by_sizes(p) is None)
         if spec.props[0] not in group or group == spec.props:
             return None
-        return Spec(spec.precise, group, spec.exact_sizes, spec.range_errors)
+        return Spec(spec.precise, group, spec.exact_sizes, spec.range_errors, spec.blind)
 
     def _shared_spec(self, spec: Spec) -> Spec | None:
         if not self.precise_needed or spec.precise or spec.props or spec.exact_sizes or spec.range_errors:
             return None
-        precise = Spec(precise=True)
+        precise = Spec(precise=True)     # when it tracks no card, the exploration gains_specs starts with
         key, props, track, watch, blur = self._key(precise)
         if track or blur != self._key(spec)[4] or key[:2] != self._key(spec)[0][:2]:
             return None
-        return precise
+        return Spec(precise=True, blind=True)
 
     def _exploration(self, spec: Spec):
         key, props, track, watch, blur = self._key(spec)
@@ -360,7 +424,7 @@ class Verifier:
     def _explore(self, props, track, watch, blur, spec, planned):
         from .monitors import monitors_for
         A = Abstraction(self.game, track=track, watch=watch, blur=blur, props=props,
-                        range_errors=spec.range_errors)
+                        range_errors=spec.range_errors, rlimit=self.budget.rlimit)
         monitors = monitors_for(self, A, planned)
         what = f"tracking {len(track)} cards" if track else "card-blind"
         self.progress(f"exploring the abstraction ({what})")

@@ -58,7 +58,8 @@ EXPRESSIONS = [
     ("`A in {X, Y}`, `A in LO..HI`", "InSet, BinOp", "on sets of values"),
     ("`any`, `all`, `sum`, `count` over players", "Quant", "exact per player, combined"),
     ("`any`, `all`, `sum`, `count` over a zone", "Quant",
-     "tracked cards exactly, the anonymous ones as one class (a count is an interval)"),
+     "tracked cards exactly, the anonymous ones as one class (a count is an interval); in a deal-end block, "
+     "z3 over where each card may be (docs/verify.md, \"Deal ends followed by z3\")"),
     ("`next(q after P: C)`", "NextPlayer", "every seat in turn; a start that is not a player is a rule error"),
     ("`RANK of SUIT`", "Call",
      "a tracked card (the rules' literals, for every suit the suit expression can take) or an anonymous one"),
@@ -81,7 +82,8 @@ FUNCTIONS = {
     "total": "exact or an interval", "max": "exact or an interval", "min": "exact or an interval",
     "abs": "exact or an interval",
     "color": "exact", "seat": "exact", "ord": "exact",
-    "holder": "exact for a tracked card whose zone is kept; any player or none for an anonymous one",
+    "holder": "exact for a tracked card whose zone is kept; for an anonymous one, each player whose hand may "
+              "hold an anonymous card, and none when another zone may hold one",
     "clockwise": "exact; of none: a rule error; an offset the abstraction cannot tell: any player",
     "gain": "(deal bounds) the change of a match variable in the deal, kept exactly up to one past the "
             "bound's constants",
@@ -92,7 +94,7 @@ BUILTINS = {
     "trick_number": "exact",
     "led_suit": "the suit of the first card played: exact for a tracked card (any suit for a left bower, any "
                 "suit or none for a card of a trump order), any for an anonymous one",
-    "deal_number": "any number (the match's end is checked with every value)",
+    "deal_number": "0 when the match starts; then any number (the match's end is checked with every value)",
     "player_count": "exact (a constant)",
 }
 
@@ -128,7 +130,9 @@ CONTROL = [
      "never one a property reads"),
     ("zones: `hidden`, `public`, `private`, `home`", "Zone",
      "sizes exact; a hidden zone whose size no rule or property needs may be blurred in the explorations "
-     "that track cards"),
+     "that track cards, and so is a zone the rules and properties read only through quantifiers over its "
+     "cards, that nothing takes cards from (Hearts' `taken`): an unknown size stands for every size, and the "
+     "conservation of cards still tells when no anonymous card can be in such zones"),
     ("rule errors", "RuleError",
      "states of the abstraction: a range, an index, a player, a division, a draw from too few cards, effects "
      "that never reach a decision; `builtin:no_rule_error` reports them, and liveness never counts on a path "

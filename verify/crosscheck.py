@@ -67,9 +67,11 @@ def cross_check(V, results, matches: int, max_steps: int | None = None) -> Cross
         p = props.get(name)
         if p is None and not name.startswith("builtin:"):
             continue
-        if p is not None and V.proved_by_sizes(p) is not None:
-            continue   # proved without exploring: only checked concretely (b)
-        spec = V.spec_for(p if p is not None else ir.Property(name, "reachable"))
+        spec = proved[name].explored
+        if spec is None:
+            continue   # proved by z3 without exploring: only checked concretely (b)
+        if spec == "own":
+            spec = V.spec_for(p if p is not None else ir.Property(name, "reachable"))
         ex, A, err = V.exploration(spec)
         if ex is None:
             continue
@@ -126,19 +128,25 @@ def _one_match(V, graphs, checks, rng, steered, main, visited, out, max_steps=No
             if not legal:
                 return None     # a dead end (builtin:no_dead_end, checked below, decides whether it matters)
             out.states += 1
+            failure = None      # every exploration is checked at this state: each that misses it is wrong
             for gid, gr in graphs.items():
                 key, _, _ = alpha(gr.A, st)
                 node = gr.cov.find(key)
+                what = None
                 if node is None:
-                    return {"what": f"a concrete state is not in the abstraction: {_short(key)}",
-                            "properties": list(gr.users), "steps": list(steps)}
-                p = prev.get(gid)
-                if p is not None and not _has_step(gr.ex, p, node):
-                    return {"what": "a concrete step is not an edge of the abstraction",
-                            "properties": list(gr.users), "steps": list(steps)}
+                    what = f"a concrete state is not in the abstraction: {_short(key)}"
+                elif prev.get(gid) is not None and not _has_step(gr.ex, prev[gid], node):
+                    what = "a concrete step is not an edge of the abstraction"
+                if what is not None:
+                    if failure is None:
+                        failure = {"what": what, "properties": [], "steps": list(steps)}
+                    failure["properties"] += [u for u in gr.users if u not in failure["properties"]]
+                    continue
                 prev[gid] = node
                 if gr is main:
                     visited.add(node)
+            if failure is not None:
+                return failure
             options = legal
         else:
             options = [a for a, _ in st.chance_outcomes()]
@@ -234,11 +242,11 @@ class _DealBound(_Check):
         self.seen = 0
 
     def observe(self, st):
-        from .properties import bound_holds
+        from .properties import bound_holds, deal_record
         while self.seen < len(st.deal_log):
-            d = st.deal_log[self.seen]
+            d = deal_record(st, self.seen)
             self.seen += 1
-            if not bound_holds(self.prop.expr, d["gains"], self.V.game.players):
+            if not bound_holds(self.prop.expr, d, self.V.game.players):
                 return f"the proved deal bound '{self.name}' fails on a concrete deal ({d['gains']})"
         return None
 

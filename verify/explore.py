@@ -64,6 +64,10 @@ class Explored:
     _transitions: int | None = None
     monitors: dict = field(default_factory=dict)        # property name -> its monitor on this exploration
     _successors: dict | None = None
+    # deal-end blocks run once per distinct state (summaries): [(the state at the block's start, the block)];
+    # an edge that ends a deal through one names it by its index ('end_block' in the edge data)
+    end_blocks: list = field(default_factory=list)
+    errors_ruled_out: int = 0   # rule errors of the abstraction that z3 showed impossible (see _possible_errors)
 
     @property
     def transitions(self) -> int:
@@ -160,6 +164,7 @@ class Explorer:
         if got is None:
             t = s.clone()
             t.events = []
+            start = t.clone()
             seen = []
             saved = self.monitors
             self.monitors = [lambda kind, st, src, mv: seen.append((kind, st.clone()))]
@@ -170,9 +175,15 @@ class Explorer:
             finally:
                 self.monitors = saved
                 self._summary_root = None
+            block = start.frames[-1][0]
+            if any(kind.startswith("error:") for _, kind in results):
+                results = self._possible_errors(start, block, results)
+            self._refine_gains(start, block, results, first_write)
+            sid = len(self.ex.end_blocks)
+            self.ex.end_blocks.append((start, block))
             got = self._summaries[key] = ([(st.clone(), kind) for st, kind in results], seen,
-                                          A.match_range_writes[first_write:])
-        results, seen, writes = got
+                                          A.match_range_writes[first_write:], sid)
+        results, seen, writes, sid = got
         self.summary_reuses += reused
         for kind, st in seen:
             for m in self.monitors:
@@ -183,8 +194,66 @@ class Explorer:
         for st, kind in results:
             c = st.clone()
             c.events = s.events + st.events
+            c._sid = sid      # the deal end it came from (read and dropped by _edge)
             out.append((c, kind))
         return out
+
+    def _refine_gains(self, start: AbstractState, block, results, first_write: int) -> None:
+        """Narrow the gains of a deal-end block's outcomes (and those recorded at its writes to ranged match
+        variables) to the bounds z3 finds for them over every concrete state ``start`` stands for
+        (:func:`.symbolic.gain_bounds`), where the abstraction has only an interval: each bound holds on
+        every concrete run, so the meet of the two does too."""
+        from . import symbolic
+        from .values import Interval
+        A = self.A
+        writes = A.match_range_writes
+        loose = any(isinstance(x, Interval) for st, _ in results if st.end_gains for row in st.end_gains
+                    for x in row) or \
+            any(w[3] is not None and any(isinstance(x, Interval) for x in w[3]) for w in writes[first_write:])
+        if not loose:
+            return
+        got = symbolic.gain_bounds(A, start, block)
+        if got is None:
+            return
+        final, at_writes = got
+        for st, _ in results:
+            if st.end_gains:
+                st.end_gains = tuple(tuple(_meet(x, _shift(start.gains[k][j], final.get((name, j))))
+                                           for j, x in enumerate(row))
+                                     for k, (name, row) in enumerate(zip(A.watch, st.end_gains)))
+        for i in range(first_write, len(writes)):
+            src, name, cell, row = writes[i]
+            if row is None or name not in A.watch:
+                continue
+            k = A.watch.index(name)
+            cells = range(len(row)) if cell is None else [cell]
+            new = list(row)
+            for j in cells:
+                new[j] = _meet(row[j], _shift(start.gains[k][j], at_writes.get((name, j if cell is not None
+                                                                               else None))))
+            writes[i] = (src, name, cell, tuple(new))
+
+    def _possible_errors(self, start: AbstractState, block, results):
+        """``results`` of a deal-end block without the rule errors in the block that z3 shows cannot happen
+        in any concrete state ``start`` stands for (:mod:`.symbolic`): the abstraction's values one by one
+        (a sum over untracked cards is an interval) may allow what the cards' relations forbid (Hearts:
+        the points of a hand add up to 26, so no player's points leave their range).  An error elsewhere
+        (after the block) or that z3 does not rule out stays."""
+        from . import symbolic
+        A = self.A
+        possible = symbolic.possible_error_locations(A, start, block, A.rlimit)
+        if possible is None:
+            return results
+        inside = symbolic.block_locations(A.game, block)
+        keep = []
+        for st, kind in results:
+            if kind.startswith("error:"):
+                place = symbolic.location(kind[len("error:"):])
+                if place is not None and place in inside and place not in possible:
+                    self.ex.errors_ruled_out += 1
+                    continue
+            keep.append((st, kind))
+        return keep
 
     # -- one move --------------------------------------------------------------------------------------
     def settle(self, items, src_key, move) -> list[tuple[AbstractState, str]]:
@@ -356,7 +425,7 @@ class Explorer:
                 ex.maybe_dead.add(key)
             for s, err in legal_errors:
                 self._edge_error(G, ex, key, None, str(err))
-            seen_edges = set()
+            seen_edges: dict = {}
             for move, lk, how, sure in moves:
                 A.current = (key, move)
                 start = node.clone()
@@ -393,6 +462,7 @@ class Explorer:
 
     def _edge(self, G, ex, key, move, st, kind, sure, states, frontier, seen_edges):
         gains = st.end_gains
+        sid = st.__dict__.pop("_sid", None)
         perm, rot = None, 0
         if kind == "over":
             succ = MATCH_OVER
@@ -406,13 +476,22 @@ class Explorer:
         else:
             succ, perm, rot = self._add(st, states, frontier, key)
         ident = (succ, move, gains, st.exact)
-        if ident in seen_edges:
+        data = seen_edges.get(ident)
+        if data is not None:
+            if gains is not None:
+                blocks = data.get("end_blocks")
+                if sid is None:
+                    data["end_blocks"] = None       # reached without a deal-end block too: never refined
+                elif blocks is not None and sid not in blocks:
+                    blocks.append(sid)              # the same edge through another deal-end block
             return
-        seen_edges.add(ident)
         if gains is not None and not kind.startswith("error:"):
             ex.deal_ends.append((key, gains))
-        G.add_edge(key, succ, move=move, events=tuple(st.events), exact=st.exact and sure, sure=sure,
-                   end_gains=gains, perm=perm, rot=rot)
+        k = G.add_edge(key, succ, move=move, events=tuple(st.events), exact=st.exact and sure, sure=sure,
+                       end_gains=gains, perm=perm, rot=rot)
+        data = seen_edges[ident] = G[key][succ][k]
+        if gains is not None:
+            data["end_blocks"] = [sid] if sid is not None else None
         self.edges += 1
 
     def _add(self, st: AbstractState, states, frontier, src_key):
@@ -438,6 +517,28 @@ class Explorer:
             self.ex.graph.add_node(key)
             frontier.append(key)
         return key, perm, rot
+
+
+def _shift(base, bounds):
+    """``base`` (an abstract int) plus a change within ``bounds`` (``(lo, hi)``, None: unknown)."""
+    from .values import Interval, add
+    if bounds is None:
+        return None
+    return add(base, Interval(*bounds) if bounds[0] != bounds[1] or bounds[0] is None else bounds[0])
+
+
+def _meet(a, b):
+    """The abstract int holding what both ``a`` and ``b`` hold (``a`` when ``b`` is None or when they do not
+    meet: the caller keeps the abstraction's value then)."""
+    from .values import Interval
+    if b is None or not isinstance(a, Interval):
+        return a
+    blo, bhi = (b.lo, b.hi) if isinstance(b, Interval) else (b, b)
+    lo = a.lo if blo is None else (blo if a.lo is None else max(a.lo, blo))
+    hi = a.hi if bhi is None else (bhi if a.hi is None else min(a.hi, bhi))
+    if lo is not None and hi is not None and lo > hi:
+        return a
+    return lo if lo is not None and lo == hi else Interval(lo, hi)
 
 
 def _has_cycle(parents: list) -> bool:

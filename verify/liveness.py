@@ -165,8 +165,10 @@ def phase_exprs(g: ir.Game, ph: ir.Phase) -> list:
     return exprs
 
 
-def _reads(exprs) -> tuple[set, set]:
-    """(variable names, zone names) read by the expressions."""
+def _reads(exprs, zones=()) -> tuple[set, set]:
+    """(variable names, zone names) read by the expressions.  A quantifier over the cards of a zone reads
+    every zone in ``zones`` too: which cards a zone holds depends on where the others are (every card is in
+    one zone), which the symbolic refinements (:mod:`.symbolic`) use, so the sizes must be kept."""
     rv, rz = set(), set()
     for e in exprs:
         for x in subexprs(e):
@@ -176,6 +178,8 @@ def _reads(exprs) -> tuple[set, set]:
                 rz.add(x.name)
             elif isinstance(x, ir.Call) and x.fn == "holder":
                 rz.add("hand")         # holder(c) looks for the card in every hand
+            elif isinstance(x, ir.Quant) and x.domain is not None:
+                rz.update(zones)
     return rv, rz
 
 
@@ -217,8 +221,9 @@ class Liveness:
         reads_z: dict[str, set] = {}
         reads_v: dict[str, set] = {}
         assigns: dict[str, set] = {}
+        every_zone = [z.name for z in g.zones]
         for ph in g.phases:
-            rv, rz = _reads(phase_exprs(g, ph))
+            rv, rz = _reads(phase_exprs(g, ph), every_zone)
             asg = set()
             for s in phase_stmts(g, ph):
                 if isinstance(s, ir.ASSIGNS):

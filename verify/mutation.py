@@ -178,7 +178,7 @@ def concrete_violations(game, matches: int = 200, seed: int = 0, max_steps: int 
     dead end, a stuck state inside the phases of ``can_end``/``can_force`` (a dead end or a rule error there
     means the target cannot be reached)."""
     from atout.engine.bots import GreedyBot
-    from .properties import bound_holds, holds_concretely
+    from .properties import bound_holds, deal_record, holds_concretely
     g = game.ir
     rep = OracleReport()
     rng = random.Random(seed)
@@ -228,10 +228,10 @@ def concrete_violations(game, matches: int = 200, seed: int = 0, max_steps: int 
                         if p.kind == "complete" and p.target == t:
                             note(p.name, steps, f"{len(rows)} rows fire")
             while deals_seen < len(st.deal_log):
-                d = st.deal_log[deals_seen]
+                d = deal_record(st, deals_seen)
                 deals_seen += 1
                 for p in props:
-                    if p.kind == "deal_bound" and not bound_holds(p.expr, d["gains"], game.players):
+                    if p.kind == "deal_bound" and not bound_holds(p.expr, d, game.players):
                         note(p.name, steps, f"a deal's gains {d['gains']} break the bound")
             if st.is_terminal() or len(steps) >= max_steps:
                 break
@@ -295,7 +295,7 @@ def refutation_holds(game, result) -> bool:
             error = str(exc)
             if k != len(ce.steps) - 1:
                 return False
-    from .properties import bound_holds, holds_concretely
+    from .properties import bound_holds, deal_record, holds_concretely
     name = result.name
     prop = next((p for p in game.ir.properties if p.name == name), None)
 
@@ -311,7 +311,7 @@ def refutation_holds(game, result) -> bool:
     if prop is not None and prop.kind == "invariant":
         return not holds_concretely(V, prop.expr, st)
     if prop is not None and prop.kind == "deal_bound":
-        return bool(st.deal_log) and not bound_holds(prop.expr, st.deal_log[-1]["gains"], game.players)
+        return bool(st.deal_log) and not bound_holds(prop.expr, deal_record(st), game.players)
     if prop is not None and prop.kind == "complete" or name.startswith("builtin:table:"):
         table = prop.target if prop is not None else name[len("builtin:table:"):]
         return any(t == table and len(rows) != 1 for t, rows in fired)

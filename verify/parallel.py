@@ -36,6 +36,8 @@ def prefetch(V, props, run_builtins: bool, progress=None) -> None:
     failure here is left for the check itself to meet and report; nothing starts once the budget's wall-clock
     safety has expired."""
     from atout.compiler import ir
+
+    from .properties import ladder_specs
     if progress:
         progress("exploring")
     wanted = list(props) + ([ir.Property("builtin", "reachable")] if run_builtins else [])
@@ -44,8 +46,11 @@ def prefetch(V, props, run_builtins: bool, progress=None) -> None:
             return
         if V.proved_by_sizes(p) is not None:
             continue   # proved without exploring
+        # a check over the gains starts on the cheapest exploration that watches them (and goes on to the
+        # next, in its worker, only if that one does not decide it)
+        spec = ladder_specs(V, p)[0] if p.kind in ("deal_bound", "complete") else V.spec_for(p)
         try:
-            V.exploration(V.spec_for(p))
+            V.exploration(spec)
         except Exception:  # noqa: BLE001 (the check that needs it reports it, as in a serial run)
             pass
 

@@ -11,9 +11,9 @@ from atout.compiler import ir
 from atout.engine.evaluate import RuleError
 
 from . import smt
-from .checker import TIMEOUT_NOTE, Counterexample, Result, Spec, Verifier
+from .checker import MAX_TRACKED, TIMEOUT_NOTE, Counterexample, Result, Spec, Verifier, tracked_cards
 from .playouts import search_matches
-from .values import ERROR, Interval, add, compare
+from .values import ERROR, TOP_INT, Interval, add, compare
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
@@ -69,7 +69,7 @@ def refute_at(V, ex, A, prop, src, move, check, note, kind=None) -> Result:
 def check_invariant(V: Verifier, prop: ir.Property) -> Result:
     r = V.proved_by_sizes(prop)
     if r is not None:
-        return Result(r.name, r.kind, r.verdict, r.method)
+        return Result(r.name, r.kind, r.verdict, r.method, explored=None)
     r = _total_invariant(V, prop)
     if r is not None:
         return r
@@ -227,8 +227,11 @@ def _search_error(V, phases=None):
 
 
 # -- per-deal bounds ---------------------------------------------------------------------------------------------
-def gain_eval(e: ir.Expr, gains: dict, p: int):
-    """Possible truth values / ints of a deal_bound expression given per-var gains (tuples per player)."""
+def gain_eval(e: ir.Expr, gains: dict, p: int) -> list:
+    """The possible values (bools, ints, :class:`Interval`) of a deal_bound expression given the per-deal
+    gains of the watched variables (``{var: tuple per player or side}``, abstract ints), ``p`` the player the
+    bound is checked for.  Every form the language allows is covered; what is not known (a gain the
+    exploration does not watch) is any value of its type, so a bound is never taken to hold by accident."""
     if isinstance(e, ir.Const):
         return [e.value]
     if isinstance(e, ir.Call) and e.fn == "gain":
@@ -238,17 +241,17 @@ def gain_eval(e: ir.Expr, gains: dict, p: int):
             who = p if isinstance(idx, ir.Local) else (idx.value if isinstance(idx, ir.Const) else None)
             row = gains.get(inner.base.name)
             if row is None or who is None or not 0 <= who < len(row):
-                return [Interval(None, None)]
+                return [TOP_INT]
             return [row[who]]
         if isinstance(inner, ir.Call) and inner.fn == "total":
             row = gains.get(inner.args[0].name)
             if row is None:
-                return [Interval(None, None)]
+                return [TOP_INT]
             acc = 0
             for x in row:
                 acc = add(acc, x)
             return [acc]
-        return [Interval(None, None)]
+        return [TOP_INT]            # gain(max(V)), gain(min(V)), a variable not kept per player
     if isinstance(e, ir.BinOp):
         a = gain_eval(e.left, gains, p)
         b = gain_eval(e.right, gains, p)
@@ -263,37 +266,99 @@ def gain_eval(e: ir.Expr, gains: dict, p: int):
                     out.append(add(x, y, 1 if e.op == "+" else -1))
                 elif e.op in ("==", "!=", "<", "<=", ">", ">="):
                     out.extend(compare(e.op, x, y))
+                elif e.op == "*" and not isinstance(x, Interval) and not isinstance(y, Interval):
+                    out.append(x * y)
                 else:
-                    out.append(Interval(None, None))
+                    out.append(TOP_INT)
         return list(dict.fromkeys(out))
     if isinstance(e, ir.Not):
-        return [not x for x in gain_eval(e.operand, gains, p)]
-    return [True, False]
+        return list(dict.fromkeys(not x for x in gain_eval(e.operand, gains, p)))
+    if isinstance(e, ir.Neg):
+        return list(dict.fromkeys(add(0, x, -1) for x in gain_eval(e.operand, gains, p)))
+    if isinstance(e, ir.Cond):
+        out = []
+        for t in gain_eval(e.test, gains, p):
+            out.extend(gain_eval(e.then if t else e.orelse, gains, p))
+        return list(dict.fromkeys(out))
+    if isinstance(e, ir.InSet) and all(isinstance(i, ir.Const) for i in e.items):
+        items = {i.value for i in e.items}
+        out = []
+        for x in gain_eval(e.value, gains, p):
+            if not isinstance(x, Interval):
+                out.append(x in items)
+                continue
+            if any(i in x for i in items):
+                out.append(True)
+            if x.lo is None or x.hi is None or any(v not in items for v in range(x.lo, x.hi + 1)):
+                out.append(False)
+        return list(dict.fromkeys(out))
+    t = getattr(e, "type", None)
+    return [True, False] if t is None or t.kind == "bool" else [TOP_INT]
 
 
-def bound_holds(e: ir.Expr, gains: dict, players: int) -> bool:
-    """A deal bound on one deal's concrete gains (``{var: [gain per player or side]}``)."""
+def bound_holds(e: ir.Expr, deal: dict, players: int) -> bool:
+    """A deal bound on one deal of a concrete match: ``deal`` is its :func:`deal_record` (``gains``: per
+    player or side, of the int match variables kept so; ``before`` and ``after``: every match variable at
+    the start and at the end of the deal, for ``gain(max(V))``, ``gain(min(V))`` and a variable not kept
+    per player).  Raises ValueError on a form it does not know (the caller's verdict is then unknown)."""
+    gains = deal["gains"]
+    before, after = deal.get("before"), deal.get("after")
+
+    def whole(name, fn):
+        if before is None or after is None:
+            raise ValueError(f"the values of '{name}' at the start and the end of the deal")
+        a, b = after[name], before[name]
+        return fn(a) - fn(b) if isinstance(a, list) else a - b
+
     def ev(x, p):
         if isinstance(x, ir.Const):
             return x.value
         if isinstance(x, ir.Call) and x.fn == "gain":
             inner = x.args[0]
             if isinstance(inner, ir.Index):
-                row = gains[inner.base.name]
                 idx = inner.index
-                return row[p if isinstance(idx, ir.Local) else idx.value]
-            return sum(gains[inner.args[0].name])
+                return gains[inner.base.name][p if isinstance(idx, ir.Local) else idx.value]
+            if isinstance(inner, ir.VarRef):
+                return whole(inner.name, sum)
+            name = inner.args[0].name
+            if inner.fn == "total":
+                return sum(gains[name]) if name in gains else whole(name, sum)
+            return whole(name, max if inner.fn == "max" else min)
         if isinstance(x, ir.BinOp):
-            a, b = ev(x.left, p), ev(x.right, p)
-            return {"and": lambda: a and b, "or": lambda: a or b, "+": lambda: a + b, "-": lambda: a - b,
-                    "==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
-                    ">": lambda: a > b, ">=": lambda: a >= b}[x.op]()
+            a = ev(x.left, p)
+            if x.op == "and":
+                return a and ev(x.right, p)
+            if x.op == "or":
+                return a or ev(x.right, p)
+            b = ev(x.right, p)
+            if x.op in ("/", "%") and b == 0:
+                raise ValueError("division by zero in the bound")
+            return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a // b,
+                    "%": lambda: a % b, "==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
+                    "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[x.op]()
         if isinstance(x, ir.Not):
             return not ev(x.operand, p)
+        if isinstance(x, ir.Neg):
+            return -ev(x.operand, p)
+        if isinstance(x, ir.Cond):
+            return ev(x.then, p) if ev(x.test, p) else ev(x.orelse, p)
+        if isinstance(x, ir.InSet):
+            return ev(x.value, p) in {ev(i, p) for i in x.items}
+        if isinstance(x, ir.Call) and x.fn == "abs":
+            return abs(ev(x.args[0], p))
         raise ValueError(x)
 
     width = max((len(v) for v in gains.values()), default=players)
     return all(ev(e, p) for p in range(max(width, 1)))
+
+
+def deal_record(st, i: int = -1) -> dict:
+    """The ``i``-th deal logged by engine state ``st``, with the match variables at its start and end."""
+    d = dict(st.deal_log[i])
+    values = getattr(st, "deal_values", None)
+    if values and len(values) == len(st.deal_log):
+        d.update(values[i])
+    return d
 
 
 def deal_broken(V, prop):
@@ -301,12 +366,38 @@ def deal_broken(V, prop):
     def check(st):
         if not st.deal_log:
             return False
-        return not bound_holds(prop.expr, st.deal_log[-1]["gains"], V.game.players)
+        return not bound_holds(prop.expr, deal_record(st), V.game.players)
     return check
 
 
-def check_deal_bound(V: Verifier, prop: ir.Property, exact_sizes: bool = False) -> Result:
-    ex, A, err = V.exploration(Spec(precise=True, exact_sizes=exact_sizes))
+def check_deal_bound(V: Verifier, prop: ir.Property) -> Result:
+    """A per-deal bound, on the first exploration watching the gains that decides it (:func:`ladder_specs`);
+    the deal ends through a deal-end block are followed symbolically where the abstraction's gains break it."""
+    return V.ladder(ladder_specs(V, prop), lambda spec, final: _deal_bound_on(V, prop, spec, final))
+
+
+def ladder_specs(V: Verifier, prop: ir.Property) -> list:
+    """The explorations a deal bound or a scoring table is decided on, in the order they are tried: the one
+    tracking the named cards first when they matter to it (see :meth:`.checker.Verifier.cards_matter`)."""
+    from .liveness import subexprs
+    if prop.kind == "deal_bound":
+        names = {x.name for x in subexprs(prop.expr) if isinstance(x, ir.VarRef)}
+        return V.gains_specs(cards_first=V.cards_matter(names))
+    # a table's outcomes are recorded by every exploration: the card-blind one of the built-in checks, then
+    # the one tracking the named cards (first when the rows read cards)
+    table = V.g.table(prop.target)
+    cards = any(isinstance(x, ir.Call) and x.fn in ("has", "top", "card", "holder") or
+                isinstance(x, ir.Const) and x.type.kind == "card" for r in table.rows for x in subexprs(r.guard))
+    specs = [V.spec_for(ir.Property(prop.name, "reachable"))]
+    track = tracked_cards(V.game)
+    if track and len(track) <= MAX_TRACKED:
+        specs.insert(0 if cards else 1, Spec(precise=True))
+    return specs
+
+
+def _deal_bound_on(V: Verifier, prop: ir.Property, spec: Spec, final: bool = True) -> Result:
+    exact_sizes = spec.exact_sizes
+    ex, A, err = V.exploration(spec)
     if ex is None:
         return stopped(prop.name, prop.kind, err)
     n = V.game.players
@@ -330,10 +421,32 @@ def check_deal_bound(V: Verifier, prop: ir.Property, exact_sizes: bool = False) 
             ends += 1
             if violates(d["end_gains"]):
                 bad_edges.append((u, v, d))
+    # a deal that ends through a deal-end block (the scoring after the last trick): the block's gains
+    # followed symbolically (z3 over the cards and values the abstract state allows), where the
+    # abstraction's intervals lose the relation between them (Hearts: the points of a hand add up to 26)
+    by_smt = 0
+    if bad_edges:
+        from . import symbolic
+        verdicts: dict = {}
+        kept = []
+        for u, v, d in bad_edges:
+            blocks = d.get("end_blocks")
+            if blocks:
+                for sid in blocks:
+                    if sid not in verdicts:
+                        start, block = ex.end_blocks[sid]
+                        verdicts[sid] = symbolic.deal_bound_can_fail(A, start, block, prop.expr)
+                if all(verdicts[sid] is False for sid in blocks):
+                    by_smt += 1
+                    continue
+            kept.append((u, v, d))
+        bad_edges = kept
     if not bad_edges:
+        smt_note = (f"; at {by_smt} of them the gains of the scoring were followed symbolically (z3 over the "
+                    f"cards and values the abstract state allows)") if by_smt else ""
         return Result(prop.name, prop.kind, "proved",
                       f"exhaustive exploration of an over-approximating abstraction ({size_note(ex, A)}): "
-                      f"the bound holds at all {ends} ways a deal (or the match) can end")
+                      f"the bound holds at all {ends} ways a deal (or the match) can end{smt_note}")
     # zero-sum bounds, gain(total(V)) == 0: symbolic execution of every effect on V (z3), over the
     # reachable outcomes at each 'score' (the interval abstraction loses the relation between the payments)
     zs = _zero_sum_var(prop.expr)
@@ -344,6 +457,9 @@ def check_deal_bound(V: Verifier, prop: ir.Property, exact_sizes: bool = False) 
             ok, why = None, "z3 reached its resource limit"
         if ok:
             return Result(prop.name, prop.kind, "proved", why + f" (outcomes from the abstraction, {size_note(ex, A)})")
+    if not final:
+        return Result(prop.name, prop.kind, "unknown", f"the abstraction ({size_note(ex, A)}) has a deal end "
+                      f"that may break the bound")
     check = deal_broken(V, prop)
     # a candidate: the shortest abstract path to a violating deal end, replayed concretely
     found = V.path_to(ex, {u for u, _, _ in bad_edges})
@@ -366,7 +482,7 @@ def check_deal_bound(V: Verifier, prop: ir.Property, exact_sizes: bool = False) 
                       counterexample=trace(V, real, note="the deal's gains break the bound"))
     if A.blur and not exact_sizes and not V.budget.expired():
         # refine: explore again keeping every zone size exact, so that the path respects them
-        refined = check_deal_bound(V, prop, exact_sizes=True)
+        refined = _deal_bound_on(V, prop, Spec(spec.precise, spec.props, True, spec.range_errors, spec.blind))
         if refined.verdict != "unknown":
             refined.method += " (after refining the abstraction: every zone size kept exact)"
             return refined
@@ -399,11 +515,25 @@ def table_result(V: Verifier, name: str, kind: str, table: ir.Table) -> Result:
     if table.name not in cache:
         cache[table.name] = _table_result(V, name, kind, table)
     r = cache[table.name]
-    return Result(name, kind, r.verdict, r.method, counterexample=r.counterexample, detail=r.detail)
+    return Result(name, kind, r.verdict, r.method, counterexample=r.counterexample, detail=r.detail,
+                  explored=r.explored)
 
 
 def _table_result(V: Verifier, name: str, kind: str, table: ir.Table) -> Result:
-    ex, A, err = V.exploration(Spec(precise=True))
+    """A table's checks: first over every valuation of what its rows read (z3, no exploration), then over the
+    outcomes reachable at ``score`` on the explorations watching the gains, cheapest first."""
+    from . import symbolic
+    if symbolic.table_holds_everywhere(V.game, table, V.budget.rlimit):
+        return Result(name, kind, "proved",
+                      f"SMT (z3): exactly one of the {len(table.rows)} rows applies whatever the values of what "
+                      f"they read (every value of each variable's type, any split of the cards): no exploration "
+                      f"needed", explored=None)
+    return V.ladder(ladder_specs(V, ir.Property(name, "complete", target=table.name)),
+                    lambda spec, final: _table_result_on(V, name, kind, table, spec, final))
+
+
+def _table_result_on(V: Verifier, name: str, kind: str, table: ir.Table, spec: Spec, final: bool = True) -> Result:
+    ex, A, err = V.exploration(spec)
     if ex is None:
         return stopped(name, kind, err)
     outcomes = list(A.score_outcomes.get(table.name, {}))
@@ -417,6 +547,9 @@ def _table_result(V: Verifier, name: str, kind: str, table: ir.Table) -> Result:
         return Result(name, kind, "proved",
                       f"SMT (z3): over the {len(outcomes)} reachable outcomes at 'score {table.name}', exactly one "
                       f"of the {len(table.rows)} rows applies (no overlap, no gap)")
+    if not final:
+        return Result(name, kind, "unknown", f"z3 finds an overlap or a gap among the outcomes of the abstraction "
+                                             f"({size_note(ex, A)})")
     want_overlap = bool(overlaps)
 
     def check_rows(fired):
