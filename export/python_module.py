@@ -37,6 +37,8 @@ only as ``repr()`` literals (see :mod:`atout.export.names`) and in comments filt
 """
 from __future__ import annotations
 
+import re
+
 from atout.compiler import ir
 from atout.engine.game import Game as EngineGame
 from atout.engine.machine import MAX_AUTO_STEPS
@@ -119,6 +121,12 @@ _MAX_STATIC_LOOPS = 12
 _STEP_MARGIN = 16
 
 
+_INT = re.compile(r"-?\d+|\(-\d+\)")   # an int literal in emitted code
+_FOLD = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "==": lambda a, b: a == b,
+         "!=": lambda a, b: a != b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+         ">=": lambda a, b: a >= b}
+
+
 def _comment(text: str) -> str:
     """``text`` as the inside of a one-line comment: printable characters only (no line break can get in), short."""
     text = "".join(ch for ch in text if ch.isprintable())
@@ -137,7 +145,8 @@ def _follow_code(rs: str, rt: str, rh: str) -> list[str]:
     trump_cond = "_t >= 0" if rt == "True" else (f"({rt}) and _t >= 0" if rt != "False" else None)
 
     def suit_block(ind):
-        b = [f"{ind}same = [c for c in cands if so[c] == led]", f"{ind}if same:", f"{ind}    cands = same"]
+        b = [f"{ind}same = []", f"{ind}for c in hand:", f"{ind}    if so[c] == led:",
+             f"{ind}        same.append(c)", f"{ind}if same:", f"{ind}    cands = same"]
         if trump_cond is not None:
             b += [f"{ind}else:",
                   f"{ind}    tr = [c for c in cands if so[c] == _t] if {trump_cond} else []",
@@ -188,6 +197,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         self.tmp = 0
         self.nloc = 0
         self.mult = 1            # how often the statements being emitted run per run of their block
+        self.decided = False     # the code being emitted runs at or after a decision (the actor is a seat)
         self.var_index = {v.name: i for i, v in enumerate(g.vars)}
         self.vars = {v.name: v for v in g.vars}
         self.phase_index = {p.name: i for i, p in enumerate(g.phases)}
@@ -242,13 +252,12 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
     def is_seat(self, e: ir.Expr, env) -> bool:
         """Whether ``e`` surely evaluates to a seat 0..N-1 (no range check needed)."""
         if isinstance(e, ir.Builtin):
-            return e.name in ("dealer", "eldest")
+            # the actor is a seat in the code that runs at or after a decision (it is none before the first one)
+            return e.name in ("dealer", "eldest") or e.name == "actor" and self.decided
         if isinstance(e, ir.Call):
             if e.fn in ("left", "right", "seat", "clockwise"):
                 return True   # left, right and clockwise raise a rule error unless their argument is a seat
-            if e.fn == "partner":
-                return self.is_seat(e.args[0], env)
-            return False
+            return e.fn == "partner"    # (its argument is checked to be a seat)
         if isinstance(e, ir.Local):
             return env[e.name][1]
         if isinstance(e, ir.Const):
@@ -259,7 +268,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         """Whether the source ``src`` of an expression may be evaluated twice (a name, a number, an attribute or an
         item of a variable): no call, cheap and without effects."""
         import re
-        return re.fullmatch(r"-?\w+|s\.\w+|\x00V\x00\['[^'\\]*'\](\[\w+\])?", src) is not None
+        return re.fullmatch(r"-?\w+|s\.\w+|s\.zones\[\d+\]|\x00V\x00\['[^'\\]*'\](\[\w+\])?", src) is not None
 
     def x(self, e: ir.Expr, env) -> str:  # noqa: C901 - one case per node type
         """Python source of expression ``e`` (the interpreter's :class:`atout.engine.evaluate.ExprCompiler`, the
@@ -304,6 +313,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             if e.op in ("/", "%"):
                 fn = "_div" if e.op == "/" else "_mod"
                 return f"{fn}({a}, {b}, {py_str(self.where(e, braces=False) + 'division by zero')})"
+            if e.op in _FOLD and _INT.fullmatch(a) and _INT.fullmatch(b):   # options are constants: fold
+                return repr(_FOLD[e.op](int(a.strip("()")), int(b.strip("()"))))
             if e.op in ("and", "or"):   # options are constants: fold what Python's short-circuit would give
                 stop, go = ("False", "True") if e.op == "and" else ("True", "False")
                 if a == stop:
@@ -319,7 +330,10 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 return "False" if inner == "True" else "True"
             return f"(not {inner})"
         if isinstance(e, ir.Neg):
-            return f"(-{self.x(e.operand, env)})"
+            inner = self.x(e.operand, env)
+            if _INT.fullmatch(inner):
+                return f"({-int(inner.strip('()'))})"
+            return f"(-{inner})"
         if isinstance(e, ir.Cond):
             return f"({self.x(e.then, env)} if {self.x(e.test, env)} else {self.x(e.orelse, env)})"
         if isinstance(e, ir.InSet):
@@ -354,7 +368,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             if fn == "size":
                 return f"len({z})"
             if fn == "top":
-                return f"_top({z})"
+                return f"({z}[-1] if {z} else -1)" if self.simple(z) else f"_top({z})"
             return f"({self.x(e.args[1], env)} in {z})"
         if fn in ("total", "max", "min"):
             arr = self.var(e.args[0].name)  # type: ignore[attr-defined]
@@ -365,10 +379,13 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         args = [self.x(a, env) for a in e.args]
         a0 = args[0] if args else ""
         if fn == "suit":
-            return f"_suit({a0})"
+            return f"(SUIT_OF[{a0}] if {a0} >= 0 else -1)" if self.simple(a0) else f"_suit({a0})"
         if fn == "rank":
-            return f"_rank({a0})"
+            return f"(STRENGTH_OF[{a0}] if {a0} >= 0 else -1)" if self.simple(a0) else f"_rank({a0})"
         if fn == "card":
+            if args[0].isdigit() and self.simple(args[1]):   # a constant rank (a strength)
+                nr = self.E.nranks
+                return f"(-1 if {args[1]} < 0 else {args[1]} * {nr} + {nr - 1 - int(args[0])})"
             return f"_card({a0}, {args[1]})"
         if fn in ("left", "right", "partner", "side", "tricks"):
             # a function of a player: none (or no seat) is a rule error, as in the engine
@@ -504,6 +521,15 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             at = self.stmt(st, env, at)
         return at
 
+    def nested(self, stmts, env, at):
+        """:meth:`seq` for the body of an ``if``, ``for`` or row emitted inline (``pass`` when it has no code)."""
+        lines = at[0]
+        first = len(lines)
+        end = self.seq(stmts, env, at)
+        if all(x.lstrip().startswith("#") for x in lines[first:]):
+            lines.append(f"{at[1]}pass")
+        return end
+
     def stmt(self, s: ir.Stmt, env, at):  # noqa: C901 - one case per statement type
         lines, ind, _ = at
         N = self.N
@@ -521,10 +547,12 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             if s.count is None:
                 lines.append(f"{ind}_move_all(s, {si}, {di})")
                 return at
-            n = self.fresh("_n")
-            lines.append(f"{ind}{n} = {self.x(s.count, env)}")
-            lines.append(f"{ind}if {n} < 0:")
-            lines.append(f"{ind}    raise RuleError({py_str(self.where(s) + 'cannot move {} cards')}.format({n}))")
+            n = self.x(s.count, env)
+            if not (isinstance(s.count, ir.Const) and int(s.count.value) >= 0):
+                n = self.fresh("_n")
+                lines.append(f"{ind}{n} = {self.x(s.count, env)}")
+                lines.append(f"{ind}if {n} < 0:")
+                lines.append(f"{ind}    raise RuleError({py_str(self.where(s) + 'cannot move {} cards')}.format({n}))")
             lines.append(f"{ind}if {n} > len(s.zones[{si}]):")
             msg = py_str(self.where(s) + "a draw of {} cards finds only {} in {}")
             lines.append(f"{ind}    raise RuleError({msg}.format({n}, len(s.zones[{si}]), SLOT_LABEL[{si}]))")
@@ -582,13 +610,11 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             exits = True
             for k, (cond, b) in enumerate(branches):
                 lines.append(f"{ind}{'if' if k == 0 else 'elif'} {cond}:")
-                lines.append(f"{ind}    pass")
-                if self.seq(b, env, (lines, ind + "    ", at[2])) is not None:
+                if self.nested(b, env, (lines, ind + "    ", at[2])) is not None:
                     exits = False
             if orelse:
                 lines.append(f"{ind}else:")
-                lines.append(f"{ind}    pass")
-                if self.seq(orelse, env, (lines, ind + "    ", at[2])) is not None:
+                if self.nested(orelse, env, (lines, ind + "    ", at[2])) is not None:
                     exits = False
             else:
                 exits = False
@@ -603,11 +629,10 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             inner = dict(env)
             inner[s.var] = (p, s.over == "players")
             lines.append(f"{ind}for {p} in {self.loop_domain(s, env)}:")
-            lines.append(f"{ind}    pass")
             mult = self.mult
             self.mult = mult * max(k, 1)
             try:
-                left = self.seq(s.body, inner, (lines, ind + "    ", at[2])) is None
+                left = self.nested(s.body, inner, (lines, ind + "    ", at[2])) is None
             finally:
                 self.mult = mult
             if left:
@@ -627,9 +652,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 lines.append(f"{ind}{f} = {self.x(row.guard, env)}")
             self.score_hook(s, rows, flags, lines, ind)
             for f, row in zip(flags, rows):
-                lines.append(f"{ind}if {f}:")
-                lines.append(f"{ind}    pass")
-                self.seq(row.body, env, (lines, ind + "    ", at[2]))
+                lines.append(f"{ind}if {f}:   # row {_comment(row.name)}")
+                self.nested(row.body, env, (lines, ind + "    ", at[2]))
             return at
         raise ExportError(f"cannot export statement {type(s).__name__}")  # pragma: no cover
 
@@ -649,14 +673,18 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         base = self.E.zone_base[s.dest]
         lines.append(f"{ind}{si} = {self.slot(s.source, env)}")
         lines.append(f"{ind}{st} = {self.x(s.starting, env)}")
-        lines.append(f"{ind}if not 0 <= {st} < {N}:")
-        msg = py_str(self.where(s) + "the deal starts at {}, not a player")
-        lines.append(f"{ind}    raise RuleError({msg}.format('none' if {st} < 0 else {st}))")
+        if not self.is_seat(s.starting, env):
+            lines.append(f"{ind}if not 0 <= {st} < {N}:")
+            msg = py_str(self.where(s) + "the deal starts at {}, not a player")
+            lines.append(f"{ind}    raise RuleError({msg}.format('none' if {st} < 0 else {st}))")
         msg = py_str(self.where(s) + "the deal needs {} cards and {} holds {}")
-        const = all(isinstance(p, ir.Const) and 0 <= p.value for p in s.packets) and \
-            sum(int(p.value) for p in s.packets) * N <= self.ncards     # (else sizes are checked one by one)
+        sizes = [self.x(p, env) for p in s.packets]
+        const = all(_INT.fullmatch(k) and int(k.strip("()")) >= 0 for k in sizes) and \
+            sum(int(k) for k in sizes) * N <= self.ncards     # (else sizes are checked one by one)
         if const:
-            need = sum(int(p.value) for p in s.packets) * N
+            sizes = [int(k) for k in sizes]
+        if const:
+            need = sum(sizes) * N
             lines.append(f"{ind}if {need} > len(s.zones[{si}]):")
             lines.append(f"{ind}    raise RuleError({msg}.format({need}, SLOT_LABEL[{si}], len(s.zones[{si}])))")
             if not need:
@@ -664,10 +692,10 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         else:   # each size checked in order before any list of that size is built (a packet may be huge)
             ks = []
             msg_p = py_str(self.where(s) + "a packet of {} cards")
-            for p in s.packets:
+            for src in sizes:
                 k = self.fresh("_k")
                 ks.append(k)
-                lines.append(f"{ind}{k} = {self.x(p, env)}")
+                lines.append(f"{ind}{k} = {src}")
                 lines.append(f"{ind}if {k} < 0:")
                 lines.append(f"{ind}    raise RuleError({msg_p}.format({k}))")
             need = self.fresh("_need")
@@ -677,7 +705,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         hidden = self.zone_hidden(s.source)
         if const and hidden and isinstance(s.source, ir.ZoneRef):
             # the draws for each seat that starts, made once: (source, destination) pairs, the first drawn first
-            offs = [j for p in s.packets for j in range(N) for _ in range(int(p.value))]
+            offs = [j for k in sizes for j in range(N) for _ in range(k)]
             src = self.E.zone_base[s.source.name]
             plan = f"DEAL_PLAN_{len(self.deal_plans)}"
             self.deal_plans.append(f"{plan} = {tuple(tuple((src, base + (st0 + o) % N) for o in offs) for st0 in range(N))!r}")
@@ -687,7 +715,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             lines.append(f"{ind}return -1")
             return (self.blocks[nxt], "    ", nxt)
         if const:
-            offs = tuple(j for p in s.packets for j in range(N) for _ in range(int(p.value)))
+            offs = tuple(j for k in sizes for j in range(N) for _ in range(k))
             lines.append(f"{ind}{d} = [{base} + ({st} + _o) % {N} for _o in {offs!r}]")
         else:
             lines.append(f"{ind}{d} = [{base} + ({st} + _j) % {N} for _k in ({''.join(k + ', ' for k in ks)}) "
@@ -717,11 +745,16 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         return f"tuple(s.zones[{self.slot(s.source, env)}])"
 
     def index_code(self, s, env, lines, ind) -> str:
-        """Emit the range check of an assignment's index; returns the variable holding it."""
+        """Emit the range check of an assignment's index; returns the variable holding it (or the index's source
+        when it is surely in range: a seat for a per-player variable, a seat's side for a per-side one)."""
         v = self.vars[s.var]
+        src = self.x(s.index, env)
+        if (v.per == "player" and self.is_seat(s.index, env) or v.per == "side" and isinstance(s.index, ir.Call)
+                and s.index.fn == "side" and self.is_seat(s.index.args[0], env)) and self.simple(src):
+            return src
         i = self.fresh("_i")
         n = self.N if v.per == "player" else max(1, len(self.g.sides))
-        lines.append(f"{ind}{i} = {self.x(s.index, env)}")
+        lines.append(f"{ind}{i} = {src}")
         lines.append(f"{ind}if not 0 <= {i} < {n}:")
         msg = py_str(self.where(s) + "index {} out of range for " + repr(s.var))
         lines.append(f"{ind}    raise RuleError({msg}.format({i}))")
@@ -744,7 +777,10 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         """The machine's ``_assign``: the value, then the index, then the combination and the range check."""
         v = self.vars[s.var]
         val = self.fresh("_v")
-        lines.append(f"{ind}{val} = {self.x(s.value, env)}")
+        value = self.x(s.value, env)
+        simple = self.simple(value)       # (then it may be read after the index: nothing it does can differ)
+        if not simple or s.op == "=":
+            lines.append(f"{ind}{val} = {value}")
         t = v.type
         if s.index is not None:
             i = self.index_code(s, env, lines, ind)
@@ -752,16 +788,14 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         else:
             i = "-1"
             target = self.var(s.var)
-        if s.op == "+=":
-            lines.append(f"{ind}{val} = {target} + {val}")
-        elif s.op == "-=":
-            lines.append(f"{ind}{val} = {target} - {val}")
+        if s.op in ("+=", "-="):
+            lines.append(f"{ind}{val} = {target} {s.op[0]} {value if simple else val}")
         if t.kind == "int" and t.low is not None:
             lines.append(f"{ind}if not {t.low} <= {val} <= {t.high}:")
             msg = py_str(f"{self.where(s)}'{s.var}' would become {{}}, outside its range {t.low}..{t.high}")
             lines.append(f"{ind}    raise RuleError({msg}.format({val}))")
         lines.append(f"{ind}if {target} != {val}:")
-        lines.append(f"{ind}    _logv(s, {self.var_index[s.var]}, {i}, {val})")
+        lines.append(f"{ind}    {self.log_var(s.var, i, val)}")
         lines.append(f"{ind}{target} = {val}")
 
     def fold_if(self, s: ir.If, env):
@@ -776,6 +810,18 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 return branches, b
             branches.append((src, b))
         return branches, s.orelse
+
+    def log_var(self, name: str, i: str, val: str) -> str:
+        """The statement logging that variable ``name`` (entry ``i``, "-1" for one value) becomes ``val``: who sees it
+        is known here unless the entry is computed."""
+        pos = self.var_index[name]
+        v = self.vars[name]
+        seers = [self.E.var_seers[(name, k)] for k in
+                 ([None] if v.per is None else range(self.N if v.per == "player" else max(1, len(self.g.sides))))]
+        if i == "-1" or len(set(seers)) == 1:
+            m = seers[0]
+            return f"s.log.append((VAR, {val}, {m == self.E.all_seats}, {pos}, {m}, {i}))"
+        return f"_logv(s, {pos}, {i}, {val})"
 
     def if_blocks(self, branches, orelse, env, at):
         lines, ind, _ = at
@@ -934,6 +980,13 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
     def choice_phase(self, k: int, ph: ir.Phase) -> None:
         """The legal actions (the machine's ``_legal``: a choice in progress, then each action in order) and their
         application (``_apply``)."""
+        self.decided = True    # (all of it runs at a decision or after it)
+        try:
+            self._choice_phase(k, ph)
+        finally:
+            self.decided = False
+
+    def _choice_phase(self, k: int, ph: ir.Phase) -> None:
         done = self.E.done_action
         legal = ["    out = []"]
         apply = []
@@ -1047,6 +1100,15 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             f"            raise RuleError({everyone_out})",
             f"        q = (q + 1) % {N}",
             "    return q"]))
+        self.decided = True    # (what follows runs at a decision or after it)
+        try:
+            self._trick_play(k, ph, t, trump, so, st, order, items, no_skip, everyone_out)
+        finally:
+            self.decided = False
+
+    def _trick_play(self, k, ph, t, trump, so, st, order, items, no_skip, everyone_out) -> None:  # noqa: C901
+        E, N = self.E, self.N
+        hand, trickz, taken = E.hand_base, E.trick_zone, E.taken_base
         # playable cards: the follow rules (every condition evaluated, in order, then the trumps), then card rules
         flags = {"suit": [], "head": [], "trump": []}
         pl = [f"    hand = s.zones[{hand} + s.to_play]",
@@ -1118,16 +1180,20 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             play += [f"    {x} = {i}" for x, i in zip(xs, items)]
             count = " - ".join([str(N)] + [f"(0 <= {x} < {N}{''.join(f' and {x} != {y}' for y in xs[:j])})"
                                            for j, x in enumerate(xs)])
-            play += [f"    nact = {count}",
-                     "    if not nact:",
-                     f"        raise RuleError({everyone_out})",
-                     "    if len(tc) < nact:   # the next player who does not sit out",
-                     f"        q = (p + 1) % {N}",
-                     f"        while {' or '.join(f'q == {x}' for x in xs)}:",
-                     "            if q == p:",
-                     f"                raise RuleError({everyone_out})",
-                     f"            q = (q + 1) % {N}",
-                     f"        s.to_play = s.actor{cur} = q"] + at_rest
+            play += [f"    if {' and '.join(f'{x} < 0' for x in xs)}:   # nobody sits out (none, -1, is no seat)",
+                     f"        if len(tc) < {N}:",
+                     f"            s.to_play = s.actor{cur} = (p + 1) % {N}"] + ["    " + x for x in at_rest]
+            play += ["    else:",
+                     f"        nact = {count}",
+                     "        if not nact:",
+                     f"            raise RuleError({everyone_out})",
+                     "        if len(tc) < nact:   # the next player who does not sit out",
+                     f"            q = (p + 1) % {N}",
+                     f"            while {' or '.join(f'q == {x}' for x in xs)}:",
+                     "                if q == p:",
+                     f"                    raise RuleError({everyone_out})",
+                     f"                q = (q + 1) % {N}",
+                     f"            s.to_play = s.actor{cur} = q"] + ["    " + x for x in at_rest]
         else:
             play += [f"    skip = _skip_{k}(s)",
                      f"    nact = {N} - len({{q for q in skip if 0 <= q < {N}}})",
@@ -1138,8 +1204,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         play += ["    # the trick is complete: its winner takes it"]
         play += [f"    {x}" for x in order] + [f"    st = {st}"]
         play += ["    bp, bc = tc[0]",
-                 "    for i in range(1, len(tc)):",
-                 "        q, c = tc[i]",
+                 "    for q, c in tc:   # (the first card does not beat itself)",
                  "        if (st[c] > st[bc]) if so[c] == so[bc] else (so[c] == _t):",
                  "            bp, bc = q, c",
                  "    s.tricks_won[bp] += 1",
@@ -1191,7 +1256,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                                          f"    return {by}"]))
             self.funcs.append(f"def _rest_{k}(s):\n    \"\"\"At rest in this phase: who chooses (None: current_player() "
                               f"raises the rule error computing it).\"\"\"\n    try:\n        return _chooser_{k}(s)\n"
-                              f"    except RuleError:\n        return None")
+                              f"    except RuleError:\n        return UNSETTLED")
         # legal actions and apply: the cards, then the named actions
         if any(a.param is None or a.param.kind == "domain" for a in ph.actions):
             legal = [f"    out = _playable_{k}(s)"]
@@ -1477,6 +1542,7 @@ STEP_LIMIT = @STEP_LIMIT@       # the blocks' weights that surely stay within it
 DEALER_DRAW = -2
 RANDOM_DRAW = -3
 REST = -2            # returned by an action's code when play is at rest and the player to act (cur) is set
+UNSETTLED = -9       # cur: who is to act is computed when asked (it may raise a rule error)
 NSUITS = len(SUITS)
 PROB = tuple(1.0 / n if n else 0.0 for n in range(NUM_CARDS + 1))
 # OUTCOMES[n][c]: the pair (c, 1/n), made once: the chance outcomes of a draw from a zone of n cards
@@ -1744,7 +1810,7 @@ def _settle(s, b):
 
 def _rest_auto(s):
     """At rest in an automatic phase (the rules leave no move: a dead end): the actor as it is."""
-    return s.actor if s.actor >= 0 else None
+    return s.actor if s.actor >= 0 else UNSETTLED
 
 
 class History(list):
@@ -1856,7 +1922,7 @@ _STATE = '''class State:
     def current_player(self):
         """The seat to act (0-based), CHANCE (-1) at a chance node, TERMINAL (-4) at the end."""
         c = self.cur
-        return c if c is not None else self.player_to_move()
+        return c if c != UNSETTLED else self.player_to_move()
 
     def player_to_move(self):
         """The seat that chooses now: the actor, or the one who plays the dummy's cards on the dummy's turn."""
@@ -1889,16 +1955,16 @@ _STATE = '''class State:
     def legal_actions(self, player=None):
         """Sorted legal action ids of the player to act (the chance outcomes at a chance node)."""
         cur = self.cur
-        if cur is not None and cur < 0:
-            if cur == TERMINAL:
-                return []
+        if cur == CHANCE:
             src, draw = self.pending[0]
             if src >= 0:
                 return sorted(self.zones[src])
             if src == DEALER_DRAW:
                 return list(range(NUM_PLAYERS))
             return list(range(len(draw[3])))
-        if player is not None and player != (cur if cur is not None else self.player_to_move()):
+        if cur == TERMINAL:
+            return []
+        if player is not None and player != (cur if cur != UNSETTLED else self.player_to_move()):
             return []
         lc = self._lc
         if lc is None:
@@ -1919,25 +1985,27 @@ _STATE = '''class State:
 
     def apply_action(self, action):
         """Apply a legal action (a chance outcome at a chance node); raises IllegalActionError otherwise."""
-        if type(action) is not int:
+        if action.__class__ is not int:
             action = _action_id(action)
         cur = self.cur
         if cur == CHANCE:
-            src, dst = self.pending[0]
+            pending = self.pending
+            src, dst = pending[0]
             if src >= 0:
+                zones = self.zones
                 try:
-                    self.zones[src].remove(action)
+                    zones[src].remove(action)
                 except ValueError:
                     raise IllegalActionError("chance outcome %d (%s) is not in %s (%s)" % (
                         action, self._action_name(action), SLOT_LABEL[src], self._where())) from None
                 self.history.append(action)
                 rv = self.revealed
                 self.log.append((CHANCE, action, True, dst, ALL_SEATS) if rv and dst in rv else DRAWN[dst][action])
-                del self.pending[0]
-                self.zones[dst].append(action)
+                del pending[0]
+                zones[dst].append(action)
                 if self.voids:
                     _receives(self, dst)
-                if not self.pending:
+                if not pending:
                     _settle(self, self.resume)
                 return
             if src == DEALER_DRAW:
@@ -1979,7 +2047,7 @@ _STATE = '''class State:
     def action_to_string(self, action, player=None):
         """Text of an action in this state: 'play K♠', 'discard 7♥', 'I propose', 'deal Q♦'.  Raises
         IllegalActionError for an id that is no action of the game."""
-        if type(action) is not int:
+        if action.__class__ is not int:
             action = _action_id(action)
         if not 0 <= action < NUM_DISTINCT_ACTIONS:
             raise IllegalActionError("%d is not an action id of this game (0..%d)" % (
