@@ -38,6 +38,7 @@ only as ``repr()`` literals (see :mod:`atout.export.names`) and in comments filt
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from atout.compiler import ir
 from atout.engine.game import Game as EngineGame
@@ -127,6 +128,88 @@ _FOLD = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a *
          ">=": lambda a, b: a >= b}
 
 
+def _subexprs(e):
+    """Every subexpression of ``e`` (itself included), in evaluation order, through every branch."""
+    yield e
+    if isinstance(e, ir.Index):
+        yield from _subexprs(e.index)
+    elif isinstance(e, ir.Call):
+        for a in e.args:
+            yield from _subexprs(a)
+    elif isinstance(e, ir.BinOp):
+        yield from _subexprs(e.left)
+        yield from _subexprs(e.right)
+    elif isinstance(e, (ir.Not, ir.Neg)):
+        yield from _subexprs(e.operand)
+    elif isinstance(e, ir.Cond):
+        for x in (e.test, e.then, e.orelse):
+            yield from _subexprs(x)
+    elif isinstance(e, ir.InSet):
+        yield from _subexprs(e.value)
+        for x in e.items:
+            yield from _subexprs(x)
+    elif isinstance(e, ir.Quant):
+        yield from _subexprs(e.body)
+    elif isinstance(e, ir.NextPlayer):
+        yield from _subexprs(e.after)
+        yield from _subexprs(e.cond)
+
+
+def _uses(e, x, stops) -> bool:
+    """Whether ``e`` reads ``x`` other than inside an expression of ``stops`` (read from its temporary)."""
+    if e == x:
+        return True
+    if e in stops:
+        return False
+    return any(_uses(c, x, stops) for c in _children(e))
+
+
+def _children(e):
+    if isinstance(e, ir.Index):
+        return (e.index,)
+    if isinstance(e, ir.Call):
+        return e.args
+    if isinstance(e, ir.BinOp):
+        return (e.left, e.right)
+    if isinstance(e, (ir.Not, ir.Neg)):
+        return (e.operand,)
+    if isinstance(e, ir.Cond):
+        return (e.test, e.then, e.orelse)
+    if isinstance(e, ir.InSet):
+        return (e.value, *e.items)
+    if isinstance(e, ir.NextPlayer):
+        return (e.after,)     # (not into what binds a name: the same text there may mean another value)
+    return ()
+
+
+def _surely_evaluated(e):
+    """The subexpressions evaluated whenever ``e`` is (not behind a short-circuit, a branch, a quantifier, a
+    'next' or 'played'), ``e`` included."""
+    yield e
+    if isinstance(e, ir.Index):
+        yield from _surely_evaluated(e.index)
+    elif isinstance(e, ir.Call) and e.fn != "played":
+        for a in e.args:
+            yield from _surely_evaluated(a)
+    elif isinstance(e, ir.BinOp):
+        yield from _surely_evaluated(e.left)
+        if e.op not in ("and", "or"):
+            yield from _surely_evaluated(e.right)
+    elif isinstance(e, (ir.Not, ir.Neg)):
+        yield from _surely_evaluated(e.operand)
+    elif isinstance(e, ir.Cond):
+        yield from _surely_evaluated(e.test)
+    elif isinstance(e, ir.InSet):
+        yield from _surely_evaluated(e.value)
+        for x in e.items:
+            yield from _surely_evaluated(x)
+
+
+def _worth_keeping(e) -> bool:
+    """A subexpression worth a temporary: a computation (not a constant, a variable, a local or a built-in name)."""
+    return isinstance(e, (ir.Call, ir.BinOp, ir.Index, ir.Cond, ir.Quant, ir.NextPlayer))
+
+
 def _comment(text: str) -> str:
     """``text`` as the inside of a one-line comment: printable characters only (no line break can get in), short."""
     text = "".join(ch for ch in text if ch.isprintable())
@@ -198,6 +281,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         self.nloc = 0
         self.mult = 1            # how often the statements being emitted run per run of their block
         self.decided = False     # the code being emitted runs at or after a decision (the actor is a seat)
+        self.reuse: dict = {}    # within a table's conditions: subexpression -> the temporary holding it
+        self.capture: dict = {}  # ... and those to keep the first time they are evaluated
         self.var_index = {v.name: i for i, v in enumerate(g.vars)}
         self.vars = {v.name: v for v in g.vars}
         self.phase_index = {p.name: i for i, p in enumerate(g.phases)}
@@ -270,9 +355,45 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         import re
         return re.fullmatch(r"-?\w+|s\.\w+|s\.zones\[\d+\]|\x00V\x00\['[^'\\]*'\](\[\w+\])?", src) is not None
 
-    def x(self, e: ir.Expr, env) -> str:  # noqa: C901 - one case per node type
+    def x(self, e: ir.Expr, env) -> str:
         """Python source of expression ``e`` (the interpreter's :class:`atout.engine.evaluate.ExprCompiler`, the
-        same evaluation order and rule errors); ``env`` maps local names to (source, is a seat)."""
+        same evaluation order and rule errors); ``env`` maps local names to (source, is a seat).  Within a scoring
+        table's conditions, a subexpression computed by an earlier condition is read from its temporary."""
+        if self.reuse or self.capture:
+            name = self.reuse.get(e)
+            if name is not None:
+                return name
+            name = self.capture.pop(e, None)
+            if name is not None:
+                return f"({name} := {self._x(e, env)})"
+        return self._x(e, env)
+
+    def guards(self, rows, env) -> list[str]:
+        """The sources of a scoring table's row conditions, evaluated in order: a subexpression that a condition
+        surely evaluates (not behind 'and', 'or', 'if' or in a quantifier) and that a later one also reads is kept
+        in a temporary the first time (the conditions are pure: the later reading gives the same value, and had
+        the first raised a rule error, the later would not be reached)."""
+        out = []
+        known: dict = {}
+        exprs = [r.guard for r in rows]
+        for k, g in enumerate(exprs):
+            here = Counter(_subexprs(g))
+            cands = [x for x in dict.fromkeys(_surely_evaluated(g))
+                     if _worth_keeping(x) and here[x] == 1 and x not in known]
+            chosen: list = []     # the largest first: a later reading of a kept expression reads none of its parts
+            for x in sorted(cands, key=lambda x: -sum(1 for _ in _subexprs(x))):
+                if any(_uses(h, x, set(known) | set(chosen)) for h in exprs[k + 1:]):
+                    chosen.append(x)
+            wanted = {x: self.fresh("_c") for x in cands if x in chosen}
+            self.capture, self.reuse = dict(wanted), dict(known)
+            try:
+                out.append(self.x(g, env))
+            finally:
+                known.update({x: n for x, n in wanted.items() if x not in self.capture})
+                self.reuse, self.capture = {}, {}
+        return out
+
+    def _x(self, e: ir.Expr, env) -> str:  # noqa: C901 - one case per node type
         N = self.N
         if isinstance(e, ir.Const):
             v = e.value
@@ -648,8 +769,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 return self.score_blocks(s, rows, env, at)
             self.cost(at, 1 + len(rows))
             flags = [self.fresh("_m") for _ in rows]
-            for f, row in zip(flags, rows):
-                lines.append(f"{ind}{f} = {self.x(row.guard, env)}")
+            for f, guard in zip(flags, self.guards(rows, env)):
+                lines.append(f"{ind}{f} = {guard}")
             self.score_hook(s, rows, flags, lines, ind)
             for f, row in zip(flags, rows):
                 lines.append(f"{ind}if {f}:   # row {_comment(row.name)}")
@@ -878,8 +999,8 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         first = self.nloc
         self.nloc += len(rows)
         flags = [f"s.loc[{first + j}]" for j in range(len(rows))]
-        for f, row in zip(flags, rows):
-            lines.append(f"{ind}{f} = {self.x(row.guard, env)}")
+        for f, guard in zip(flags, self.guards(rows, env)):
+            lines.append(f"{ind}{f} = {guard}")
         self.score_hook(s, rows, flags, lines, ind)
         mult = self.mult
         self.mult = 1
