@@ -182,6 +182,46 @@ def _children(e):
     return ()
 
 
+def _subexprs_outside_binders(e):
+    """The subexpressions of ``e`` (itself included) that no quantifier or 'next' binds a name around."""
+    yield e
+    for c in _children(e):
+        yield from _subexprs_outside_binders(c)
+
+
+def _inside(x, y) -> bool:
+    """Whether ``x`` is a subexpression of ``y`` (outside binders)."""
+    return any(c == x or _inside(x, c) for c in _children(y))
+
+
+def _has_local(e) -> bool:
+    return isinstance(e, ir.Local) or any(_has_local(c) for c in _children(e)) or \
+        isinstance(e, (ir.Quant, ir.NextPlayer))
+
+
+def _safe(e) -> bool:
+    """Whether evaluating ``e`` can raise no rule error, whatever the state (and it reads no local)."""
+    if isinstance(e, (ir.Const, ir.VarRef)):
+        return True
+    if isinstance(e, ir.Builtin):
+        return e.name != "led_suit"
+    if isinstance(e, ir.Call):
+        if e.fn in ("size", "top", "has"):
+            return isinstance(e.args[0], ir.ZoneRef) and all(_safe(a) for a in e.args[1:])
+        if e.fn in ("suit", "rank", "card", "abs", "color", "seat", "ord", "holder", "total", "max", "min"):
+            return all(_safe(a) for a in e.args)
+        return False
+    if isinstance(e, ir.BinOp):
+        return e.op not in ("/", "%") and _safe(e.left) and _safe(e.right)
+    if isinstance(e, (ir.Not, ir.Neg)):
+        return _safe(e.operand)
+    if isinstance(e, ir.Cond):
+        return _safe(e.test) and _safe(e.then) and _safe(e.orelse)
+    if isinstance(e, ir.InSet):
+        return _safe(e.value) and all(_safe(x) for x in e.items)
+    return False
+
+
 def _surely_evaluated(e):
     """The subexpressions evaluated whenever ``e`` is (not behind a short-circuit, a branch, a quantifier, a
     'next' or 'played'), ``e`` included."""
@@ -368,6 +408,39 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 return f"({name} := {self._x(e, env)})"
         return self._x(e, env)
 
+    def unshared(self, e: ir.Expr, env) -> str:
+        """``e`` under a binder (a quantifier, 'next'): no temporary is read or kept there (the same text may mean
+        another value)."""
+        reuse, capture = self.reuse, self.capture
+        self.reuse, self.capture = {}, {}
+        try:
+            return self.x(e, env)
+        finally:
+            self.reuse, self.capture = reuse, capture
+
+    def hoisted(self, e: ir.Expr, var: str, env, lines: list[str], ind: str) -> str:
+        """The source of condition ``e`` evaluated for many values of local ``var`` (a domain parameter, a card):
+        its parts that do not read ``var`` and can raise no rule error are computed once, before, into
+        temporaries (lines added to ``lines`` at ``ind``)."""
+        found = [x for x in dict.fromkeys(_subexprs_outside_binders(e))
+                 if _worth_keeping(x) and _safe(x) and not _has_local(x)]
+        chosen = [x for x in found if not any(x != y and _inside(x, y) for y in found)]
+        names = {}
+        for x in chosen:
+            src = self.x(x, env)
+            if src in ("True", "False") or _INT.fullmatch(src):
+                continue
+            name = self.fresh("_h")
+            lines.append(f"{ind}{name} = {src}")
+            names[x] = name
+        if not names:
+            return self.x(e, env)
+        self.reuse = names
+        try:
+            return self.x(e, env)
+        finally:
+            self.reuse = {}
+
     def guards(self, rows, env) -> list[str]:
         """The sources of a scoring table's row conditions, evaluated in order: a subexpression that a condition
         surely evaluates (not behind 'and', 'or', 'if' or in a quantifier) and that a later one also reads is kept
@@ -465,7 +538,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             inner = dict(env)
             inner[e.var] = (q, e.domain is None)
             dom = f"range({N})" if e.domain is None else f"list(s.zones[{self.zone(e.domain, env)}])"
-            body = self.x(e.body, inner)
+            body = self.unshared(e.body, inner)
             if e.kind == "any":
                 return f"any({body} for {q} in {dom})"
             if e.kind == "all":
@@ -479,7 +552,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             inner = dict(env)
             inner[e.var] = (q, True)
             msg = py_str(f"{self.where(e)}next({e.var} after ...): the start is {{}}, not a player")
-            return f"_next_player({self.x(e.after, env)}, lambda {q}: {self.x(e.cond, inner)}, {msg})"
+            return f"_next_player({self.x(e.after, env)}, lambda {q}: {self.unshared(e.cond, inner)}, {msg})"
         raise ExportError(f"the exporter does not translate the expression {type(e).__name__} yet")
 
     def call(self, e: ir.Call, env) -> str:  # noqa: C901
@@ -1075,7 +1148,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                 values = tuple(ir.domain_values(self.g, p.type))
                 ids = tuple(slot_index[(a.name, v)] for v in values)
                 seat = p.type.kind == "player"
-                guard = self.x(a.guard, {p.name: ("_x", seat)})
+                guard = self.hoisted(a.guard, p.name, {p.name: ("_x", seat)}, legal, "    ") if values else "False"
                 if guard == "True":
                     legal.append(f"    out.extend({ids!r})")
                 else:
@@ -1159,7 +1232,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
                           f"            out.append({done})"]
             elif a is card_act:
                 p = a.param
-                guard = self.x(a.guard, {p.name: ('_c', False)})
+                guard = self.hoisted(a.guard, p.name, {p.name: ('_c', False)}, legal, "    ")
                 if guard == "True":
                     legal.append(f"    out.extend(s.zones[{self.slot(p.zone, {})}])")
                 else:
@@ -1259,11 +1332,11 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         if t.card_rules:
             pl.append("    leading = not tc")
             for r in t.card_rules:
-                cond = self.x(r.condition, {r.var: ("_c", False)})
                 ind = "    "
                 if r.kind == "lead":
                     pl.append("    if leading:")
                     ind = "        "
+                cond = self.hoisted(r.condition, r.var, {r.var: ("_c", False)}, pl, ind)
                 pl += [f"{ind}keep = [_c for _c in cands if {cond}]", f"{ind}if keep:", f"{ind}    cands = keep"]
         pl.append("    return cands")
         self.funcs.append(self.func(f"def _playable_{k}(s):\n    \"\"\"The cards the player to play may play: the "
