@@ -183,14 +183,19 @@ class Game:
     def new_initial_state(self):
         """A new match, run up to its first chance node or decision: a :class:`.compiled.CompiledState` (the game
         as generated Python, made once per game) unless the game was made with ``compiled=False``, then the
-        interpreter's :class:`.state.State`."""
+        interpreter's :class:`.state.State`.  A game with a construct the code generator does not translate yet
+        (a language construct newer than it) is played by the interpreter."""
+        cls = self._state_class
+        if cls is None and self.compiled:
+            from atout.export.python_module import ExportError
+            from .compiled import state_class
+            try:
+                cls = self._state_class = state_class(self)
+            except ExportError:
+                self.compiled = False
         if not self.compiled:
             from .state import State
             return State(self)
-        cls = self._state_class
-        if cls is None:
-            from .compiled import state_class
-            cls = self._state_class = state_class(self)
         return cls(self)
 
     def num_players(self) -> int:

@@ -313,3 +313,25 @@ def test_mutants_agree(data, tmp_path_factory):
 def test_hypothesis_seeds(seed, stem):
     """Seeds hypothesis picks, on every shipped game."""
     play_both(compile_file(str(ROOT / "rules" / f"{stem}.atout")), [seed], max_steps=500, deep_every=4)
+
+
+def test_a_construct_the_generator_does_not_translate_is_played_by_the_interpreter():
+    """A language construct newer than the code generator (an IR field it does not know, set) does not stop the
+    engine: the game is played by the interpreter."""
+    import dataclasses
+
+    from atout.compiler import ir
+    from atout.engine.state import State
+    game = compile_file(str(ROOT / "rules" / "euchre.atout"))
+    Later = dataclasses.make_dataclass("Trick", [("shuffle_after", tuple, dataclasses.field(default=()))],
+                                       bases=(ir.Trick,), frozen=True)
+    play = next(p for p in game.phases if p.trick is not None)
+    trick = Later(**{f.name: getattr(play.trick, f.name) for f in dataclasses.fields(ir.Trick)},
+                  shuffle_after=(ir.EndDeal(),))
+    later = dataclasses.replace(game, phases=tuple(dataclasses.replace(p, trick=trick) if p is play else p
+                                                   for p in game.phases))
+    g = Game(later)
+    st = g.new_initial_state()
+    assert type(st) is State and not g.compiled
+    while not st.is_terminal():
+        st.apply_action(st.legal_actions()[0])
