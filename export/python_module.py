@@ -250,6 +250,17 @@ def _worth_keeping(e) -> bool:
     return isinstance(e, (ir.Call, ir.BinOp, ir.Index, ir.Cond, ir.Quant, ir.NextPlayer))
 
 
+def _without_comment(line: str) -> str:
+    """A line of a rule file without its comment (a '#' outside a string)."""
+    quoted = False
+    for i, ch in enumerate(line):
+        if ch == '"' and (i == 0 or line[i - 1] != "\\"):
+            quoted = not quoted
+        elif ch == "#" and not quoted:
+            return line[:i]
+    return line
+
+
 def _comment(text: str) -> str:
     """``text`` as the inside of a one-line comment: printable characters only (no line break can get in), short."""
     text = "".join(ch for ch in text if ch.isprintable())
@@ -350,20 +361,25 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         return text.replace("{", "{{").replace("}", "}}") if braces else text
 
     def note(self, node) -> str:
-        """A comment line's text for a statement: its source text (one line, shortened) and its line."""
-        from atout.compiler import span_text
+        """A comment line's text for a statement: the first line of its source text (without the rule file's own
+        comment; '...' when it goes on), and its line."""
+        from atout.compiler import source_lines
         sp = getattr(node, "span", None)
-        text = span_text(sp) if sp is not None else None
+        text = ""
+        if sp is not None and sp.line:
+            lines = source_lines(sp.path)
+            if 0 < sp.line <= len(lines):
+                first = lines[sp.line - 1][sp.col - 1:] if sp.end_line > sp.line else \
+                    lines[sp.line - 1][sp.col - 1:sp.end_col - 1]
+                first = _without_comment(first).strip()
+                text = first + (" ..." if sp.end_line > sp.line else "")
         if not text:
             text = type(node).__name__
-        line = f" (line {sp.line})" if sp is not None and sp.line else ""
-        return _comment(text + line)
+        line = f"   (line {sp.line})" if sp is not None and sp.line else ""
+        return _comment(" ".join(text.split()) + line)
 
     def var(self, name: str) -> str:
         return f"{_VARS}[{py_str(name)}]"
-
-    def pname(self, name: str | None) -> str:
-        return py_str(name) if name is not None else "None"
 
     def func(self, header: str, body: list[str]) -> str:
         """A function: ``header`` (``def f(s):``) and its indented lines; the variables' dict is read once into a
@@ -795,6 +811,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         if isinstance(s, ir.If):
             branches, orelse = self.fold_if(s, env)
             if not branches:     # every condition is a constant, false (an option): the 'else', if any
+                lines[-1] += "   -- its condition is false (constants)" if not orelse else "   -- its 'else' (constants)"
                 self.cost(at, 2)
                 return self.seq(orelse, env, at)
             if any(self.can_suspend(x) for _, b in branches for x in b) or any(self.can_suspend(x) for x in orelse):
@@ -1495,7 +1512,6 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         g, N = self.g, self.N
         m = g.match
         start = self.phase_index[m.start]
-        match_vars = tuple(v.name for v in g.vars if v.scope == "match")
         snap = ", ".join(f"{py_str(v.name)}: " + (f"{self.var(v.name)}[:]" if v.per is not None else
                                                    self.var(v.name))
                          for v in g.vars if v.scope == "match")
@@ -1508,7 +1524,6 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
         next_msg = py_str(self.where(m.next_dealer) + 'the next dealer is {}, not a player')
         first_msg = py_str(self.where(m.first_dealer) + 'the first dealer is {}, not a player')
         return "\n\n".join([
-            f"MATCH_VARS = {match_vars!r}",
             self.var_init("match"),
             self.var_init("deal"),
             self.func("def _snapshot(s):\n    \"\"\"The match variables (copies) when a deal begins.\"\"\"",
@@ -1680,17 +1695,18 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             led,
             match,
             "\n\n".join(block_src),
-            f"BLOCKS = ({''.join(f'_b{i}, ' for i in range(len(self.blocks)))})",
-            f"WEIGHT = {tuple(w + 2 for w in self.weights)!r}   # a bound on the interpreter's steps in each block",
-            f"LEGAL = {table('_legal_', ('choice', 'trick', 'auto'))}",
-            f"APPLY = {table('_apply_', ('choice', 'trick'))}",
-            f"PLAY = {table('_play_', ('trick',))}",
-            f"ORDER = {table('_order_', ('trick',))}",
-            f"ACTOR = {table('_actor_', ('choice',))}",
-            f"CHOOSER = {{{chooser}}}",
-            f"REST_OF = {{{rest_of}}}   # how a decision finds who is to act, when not by the actor already set",
-            f"CARD_ACTION = {dict((p.name, a.param.kind) for p in g.phases for a in p.actions if a.param is not None and a.param.kind in ('card', 'choose'))!r}",
-            f"NLOC = {max(self.nloc, 1)}",
+            "\n".join([
+                f"BLOCKS = ({''.join(f'_b{i}, ' for i in range(len(self.blocks)))})",
+                f"WEIGHT = {tuple(w + 2 for w in self.weights)!r}   # a bound on the interpreter's steps in each block",
+                "# per phase: its legal actions, applying one, playing a card, the card order, who chooses the dummy's "
+                "card, and who acts at rest when it is not the actor already set",
+                f"LEGAL = {table('_legal_', ('choice', 'trick', 'auto'))}",
+                f"APPLY = {table('_apply_', ('choice', 'trick'))}",
+                f"PLAY = {table('_play_', ('trick',))}",
+                f"ORDER = {table('_order_', ('trick',))}",
+                f"CHOOSER = {{{chooser}}}",
+                f"REST_OF = {{{rest_of}}}",
+                f"NLOC = {max(self.nloc, 1)}   # locals kept across chance nodes (s.loc)"]),
             _STATE,
             *([extra] if extra else []),
         ]
