@@ -169,6 +169,7 @@ class CompiledState:
         new.loc = list(self.loc)
         new.pending = list(self.pending)
         new.deal_log = list(self.deal_log)
+        new.deal_values = list(self.deal_values)
         new.voids = set(self.voids)
         new.on_score = None
         new._replayable = False

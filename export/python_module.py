@@ -1947,6 +1947,7 @@ def _log_deal(s, complete):
         now, then = V[name], before[name]
         for p in range(NUM_PLAYERS):
             points[p] += now[p] - then[p]
+    s.deal_values.append({"before": before, "after": _snapshot(s)})
     s.deal_log.append({"points": points, "complete": complete, "tricks": list(s.tricks_won),
                        "gains": {name: [a - b for a, b in zip(V[name], before[name])] for name in GAIN_VARS},
                        "vars": {name: V[name] for name in DEAL_INT_VARS}})
@@ -2080,13 +2081,14 @@ _STATE = '''class State:
     ([(seat, card)] on the table), ``trick_number``, ``trick_leader``, ``last_winner``, ``tricks_won``,
     ``revealed`` (zone slots shown), ``pending`` (chance events awaiting an outcome, the next first: (source slot,
     destination slot) for a draw), ``history``, ``log`` (perfect recall), ``deal_log`` (per deal: points,
-    complete, tricks, gains, vars), ``voids`` ((seat, suit) everyone saw), ``on_score`` (None, or a function
-    called with a table's name and the names of the rows that fire)."""
+    complete, tricks, gains, vars), ``deal_values`` (per deal: the match variables at its start and end),
+    ``voids`` ((seat, suit) everyone saw), ``on_score`` (None, or a function called with a table's name and the
+    names of the rows that fire)."""
 
     __slots__ = ('game', 'cur', 'terminal', 'zones', 'vars', 'dealer', 'deal_number', 'actor', 'phase', 'history',
                  'log', 'revealed', 'logged_dealer', 'tricks_won', 'trick_cards', 'trick_leader', 'trick_number',
                  'last_winner', 'to_play', 'selection', 'loc', 'pending', 'resume', 'dirty', 'deal_open',
-                 'deal_log', 'deal_start', 'voids', 'on_score', '_lc')
+                 'deal_log', 'deal_values', 'deal_start', 'voids', 'on_score', '_lc')
 
     def __init__(self, game=None):
         self.game = game
@@ -2115,6 +2117,7 @@ _STATE = '''class State:
         self.dirty = True          # a variable changed since 'ends when' was last checked
         self.deal_open = False
         self.deal_log = []
+        self.deal_values = []      # per deal logged: the match variables at its start and at its end
         self.deal_start = {}       # the match variables when the deal began
         self.voids = set()
         self.on_score = None
@@ -2319,6 +2322,7 @@ _STATE = '''class State:
         n.dirty = self.dirty
         n.deal_open = self.deal_open
         n.deal_log = self.deal_log[:]
+        n.deal_values = self.deal_values[:]
         n.deal_start = self.deal_start
         n.voids = set(self.voids)
         n.on_score = self.on_score

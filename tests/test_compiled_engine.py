@@ -34,6 +34,10 @@ OTHERS = sorted([*(ROOT / "tests" / "data").glob("*.atout"), *(ROOT / "tests" / 
                  *(ROOT / "docs" / "examples").glob("*.atout"), *(ROOT / "tests" / "diagnostics" / "base").glob("*.atout")])
 
 
+# the match variables at each deal's start and end, which the verifier's deal bounds may read
+_DEAL_VALUES = "deal_values" in __import__("inspect").getsource(__import__("atout.engine.state").engine.state.State)
+
+
 def _outcome(call):
     """What ``call()`` gives: ("ok", value), or the exception's kind and message."""
     try:
@@ -69,6 +73,8 @@ def internals(st) -> dict:
         "selecting": None if sel is None else (sel[0].name, *sel[1:]), "pending": _pending(st),
         "deal_start": st._deal_start_returns, "history": list(st.history),
     }
+    if _DEAL_VALUES:      # (when the interpreter keeps them too)
+        out["deal_values"] = list(st.deal_values)
     return out
 
 
