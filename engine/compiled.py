@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import linecache
 import numbers
+import weakref
 
 from atout.compiler import ir
 
@@ -55,10 +56,12 @@ def state_class(game) -> type:
     card = {p.name: a for p in g.phases for a in p.actions if a.param is not None and a.param.kind in ("card", "choose")}
     named = {p.name: {a.name: a for a in p.actions} for p in g.phases}
     tricks = {id(p.trick): p.name for p in g.phases if p.trick is not None}
-    return type("CompiledState", (CompiledState, base), {
+    cls = type("CompiledState", (CompiledState, base), {
         "__module__": __name__, "__doc__": CompiledState.__doc__, "_ns": ns, "source": source,
         "_slots": base.__slots__,
         "_choose_action": choose, "_card_action": card, "_named": named, "_trick_phase": tricks})
+    weakref.finalize(cls, linecache.cache.pop, filename, None)   # the source for tracebacks lives as long as it
+    return cls
 
 
 def _step_limit(s) -> None:
