@@ -50,10 +50,16 @@ class Game:
     ``ir`` is the :class:`atout.compiler.ir.Game`.  Distinct actions: card ids
     ``0 .. num_cards-1`` (a card to play, choose or discard; chance outcomes are
     card ids too) followed by the named action slots of ``ir.action_slots``.
+
+    ``compiled`` (the default): states run the game translated to Python by the exporter's code generator
+    (:mod:`.compiled`); ``compiled=False``: states are the interpreter's (:mod:`.state` over :mod:`.machine`),
+    the reference implementation.  Both behave the same in everything they show.
     """
 
-    def __init__(self, game_ir: ir.Game):
+    def __init__(self, game_ir: ir.Game, compiled: bool = True):
         self.ir = game_ir
+        self.compiled = compiled
+        self._state_class = None
         g = game_ir
         self.name = g.name
         self.players = g.players
@@ -175,9 +181,22 @@ class Game:
 
     # -- OpenSpiel-shaped game API -------------------------------------------------
     def new_initial_state(self):
-        """A new match, run up to its first chance node or decision."""
-        from .state import State
-        return State(self)
+        """A new match, run up to its first chance node or decision: a :class:`.compiled.CompiledState` (the game
+        as generated Python, made once per game) unless the game was made with ``compiled=False``, then the
+        interpreter's :class:`.state.State`.  A game with a construct the code generator does not translate yet
+        (a language construct newer than it) is played by the interpreter."""
+        cls = self._state_class
+        if cls is None and self.compiled:
+            from atout.export.python_module import ExportError
+            from .compiled import state_class
+            try:
+                cls = self._state_class = state_class(self)
+            except ExportError:
+                self.compiled = False
+        if not self.compiled:
+            from .state import State
+            return State(self)
+        return cls(self)
 
     def num_players(self) -> int:
         return self.players
@@ -224,9 +243,10 @@ class Game:
         return self.ir.action_slots[action - self.num_cards]
 
 
-def load(path: str) -> Game:
-    """Compile the rule file at ``path`` and return a playable :class:`Game`.
+def load(path: str, compiled: bool = True) -> Game:
+    """Compile the rule file at ``path`` and return a playable :class:`Game` (its states run the game as generated
+    Python; ``compiled=False``: the interpreter's).
 
     Raises :class:`atout.compiler.CompileError` when the file has mistakes.
     """
-    return Game(compile_file(path))
+    return Game(compile_file(path), compiled)

@@ -195,10 +195,10 @@ class SpielState(pyspiel.State):
     def current_player(self):
         if self.truncated:
             return pyspiel.PlayerId.TERMINAL
-        return self.inner.cur
+        return self.inner.current_player()
 
     def _legal_actions(self, player):
-        if self.truncated or player != self.inner.cur:
+        if self.truncated or player != self.inner.current_player():
             return []
         return self.inner.legal_actions()
 
@@ -206,7 +206,7 @@ class SpielState(pyspiel.State):
         return self.inner.chance_outcomes()
 
     def _apply_action(self, action):
-        decision = self.inner.cur >= 0
+        decision = not self.inner.terminal and not self.inner.pending
         self.inner.apply_action(int(action))
         if decision:
             self.decisions += 1
@@ -284,21 +284,21 @@ class SpielObserver:
         cur = state.current_player()
         d["current_player"][cur if cur >= 0 else (NUM_PLAYERS if cur == CHANCE else NUM_PLAYERS + 1)] = 1
         d["dealer"][st.dealer] = 1
-        d["phase"][st.phase + 1] = 1
+        d["phase"][PHASE_INDEX[st.phase] + 1 if st.phase is not None else 0] = 1
         if self.public:
             pub, sizes = d["public_cards"], d["sizes"]
-            for i, z in enumerate(st.z):
+            for i, z in enumerate(st.zones):
                 sizes[i] = len(z)
                 if SLOT_VIS[i] == 'public' or i in st.revealed:
                     for c in z:
                         pub[i, c] = 1
-            for p, c in st.tc:
+            for p, c in st.trick_cards:
                 d["trick"][p, c] = 1
-            d["tricks_won"][:] = st.tw
+            d["tricks_won"][:] = st.tricks_won
             v = d["vars"]
             k = 0
             for i, (kind, cats, copies) in enumerate(VAR_ENCODING):
-                val = getattr(st, "v%d" % i)
+                val = st.vars[VAR_NAMES[i]]
                 for e, x in enumerate(val if isinstance(val, list) else (val,)):
                     if not self._sees_var(i, e if isinstance(val, list) else None, player):
                         k += 1 if kind == "num" else cats   # an entry this seat does not see stays 0
@@ -312,7 +312,7 @@ class SpielObserver:
                         k += cats
         if "private_cards" in d:
             priv = d["private_cards"]
-            for i, z in enumerate(st.z):
+            for i, z in enumerate(st.zones):
                 if self._sees(st, i, player):
                     for c in z:
                         priv[i, c] = 1

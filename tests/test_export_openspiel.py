@@ -124,7 +124,7 @@ def test_observations_respect_visibility(exported):
         state.apply_action(a)
         twin.apply_action(a)
     inner = state.inner
-    hands = {p: set(inner.z[mod.SLOT_LABEL.index(f"hand[{p}]")]) for p in range(4)}
+    hands = {p: set(inner.zones[mod.SLOT_LABEL.index(f"hand[{p}]")]) for p in range(4)}
     for p in range(4):
         # the strings are the engine's, which show a player his own hand only
         assert state.observation_string(p) == twin.observation_string(p)

@@ -69,8 +69,8 @@ def test_module_is_specialised_not_an_interpreter(tmp_path):
     text = open(mod.__file__, encoding="utf-8").read()
     assert "import atout" not in text and "from atout" not in text
     assert "BinOp" not in text and "VarRef" not in text
-    # the bidding guard of the rule file, translated: passes < 7 or not stick_the_dealer (true)
-    assert "((s.v2 < 7) or (not True))" in text
+    # the bidding guard of the rule file, translated: passes < 7 or not stick_the_dealer (an option, true: folded)
+    assert "if (V['passes'] < 7):" in text
 
 
 @pytest.mark.parametrize("stem", ["euchre", "solo_whist", "ecarte", "whist"])
