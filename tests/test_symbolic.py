@@ -1,4 +1,4 @@
-"""The symbolic execution of the rules (verify/symbolic.py) against the engine (issue 10).
+"""The symbolic execution of the rules (verify/symbolic.py, verify/smt_refine.py) against the engine (issue 10).
 
 The verifier uses z3 over the rules' expressions and deal-end blocks to rule out rule errors and to narrow
 the gains of a deal; a proof is only as good as that encoding.  So it is held against the engine, the
@@ -22,7 +22,7 @@ import z3
 
 from atout.compiler import compile_file, compile_text, ir
 from atout.engine import Game, RuleError
-from atout.verify import symbolic
+from atout.verify import smt_refine, symbolic
 from atout.verify.liveness import rule_expressions, subexprs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -209,7 +209,7 @@ def test_hearts_points_add_up_to_26_or_78():
     """By hand: the 13 hearts (1 each) and the Q of spades (13) are all taken by someone, so the points of
     a hand add up to 26; a player who takes all 14 gets 0 and the three others 26 each, 78 in all."""
     game, A, start, block = _hearts_end_state()
-    ex = symbolic.run_block(A, start, block)
+    ex = smt_refine.run_block(A, start, block)
     assert ex.S.classes is not None and sorted(len(c) for c in ex.S.classes) == [1, 13, 38]
     s = symbolic.solver(ex.S, A.rlimit)
     tot = symbolic.total(ex.gains("points"))
@@ -221,7 +221,7 @@ def test_hearts_points_add_up_to_26_or_78():
         assert symbolic.possible(s, z3.Or(g < 0, g > 26)) is False
         assert symbolic.possible(s, g == 26) and symbolic.possible(s, g == 0) and symbolic.possible(s, g == 13)
     prop = next(p for p in game.ir.properties if p.name == "points_per_hand")
-    assert symbolic.deal_bound_can_fail(A, start, block, prop.expr) is False
+    assert smt_refine.deal_bound_can_fail(A, start, block, prop.expr) is False
 
 
 def test_a_bound_that_fails_is_shown_to_fail():
@@ -233,7 +233,7 @@ def test_a_bound_that_fails_is_shown_to_fail():
     g2 = Game(compile_text(text, HEARTS))
     for name in ("at_most_13", "always_26"):
         prop = next(p for p in g2.ir.properties if p.name == name)
-        assert symbolic.deal_bound_can_fail(A, start, block, prop.expr) is True, name
+        assert smt_refine.deal_bound_can_fail(A, start, block, prop.expr) is True, name
 
 
 def test_block_errors_are_found_and_ruled_out():
@@ -241,14 +241,14 @@ def test_block_errors_are_found_and_ruled_out():
     are left to the range lemma); with the writes checked in the block itself (``range_errors``, the match
     variable any value of its range before), a write that leaves the range is found."""
     game, A, start, block = _hearts_end_state()
-    assert symbolic.possible_error_locations(A, start, block, A.rlimit) == set()
+    assert smt_refine.possible_error_locations(A, start, block) == set()
     narrow = open(HEARTS, encoding="utf-8").read().replace("match var points: int in -10..26", "match var points: int in -10..20")
     g2 = Game(compile_text(narrow, HEARTS))
     from atout.verify.checker import Spec, Verifier
     V = Verifier(g2)
     ex, A2, err = V.exploration(Spec(precise=True, blind=True, range_errors=True))
     start2, block2 = ex.end_blocks[0]
-    places = symbolic.possible_error_locations(A2, start2, block2, A2.rlimit)
+    places = smt_refine.possible_error_locations(A2, start2, block2)
     assert places, "a player taking 26 points leaves 0..20"
 
 
@@ -281,3 +281,69 @@ def test_hearts_is_decided():
     by = {r.name: r for r in results}
     assert "followed symbolically" in by["points_per_hand"].method
     assert "no exploration" in by["scoring_complete"].method
+
+
+SPADES = os.path.join(ROOT, "rules", "spades.atout")
+
+
+def test_spades_is_decided():
+    """Spades: the bids are frozen during the thirteen tricks (not kept there; recorded as play enters it
+    and given to z3 at the scoring and for the invariant), and every property and built-in check is
+    proved, the cross-check finding nothing wrong."""
+    from atout.verify.cli import CrossCheck, verify_game
+    game = Game(compile_file(SPADES))
+    cross = CrossCheck()
+    results, _ = verify_game(game, cross=cross)
+    assert {r.name: r.verdict for r in results if r.verdict != "proved"} == {}
+    assert cross.matches > 0 and not cross.failures
+    by = {r.name: r for r in results}
+    assert "z3 showed it holds" in by["bids_at_most_thirteen_a_side"].method
+
+
+@pytest.mark.parametrize("path, phase, frozen", [(SPADES, "play", {"contract"}),
+                                                 (os.path.join(ROOT, "rules", "bridge.atout"), "play",
+                                                  {"level", "doubling"})])
+def test_frozen_variables_and_their_entries_cover_concrete_play(path, phase, frozen):
+    """The variables the trick phase never writes nor reads before its scoring are frozen there; on seeded
+    engine matches, every concrete state of that phase has their values among those the exploration
+    recorded when play entered the phase (Spades' 11,025 pairs of bids, at most 13 a side)."""
+    from atout.verify.checker import Spec, Verifier
+    from atout.verify.values import Interval, is_top
+    game = Game(compile_file(path))
+    V = Verifier(game)
+    A = None
+    if path == SPADES:
+        ex, A, err = V.exploration(Spec())
+        assert ex is not None and set(A.frozen[phase]) == frozen
+        assert len(A.entries[phase]) == 11025      # (a, b) with a + b <= 13: 105 per side, squared
+    else:
+        from atout.verify.liveness import Liveness
+        assert Liveness(game.ir).frozen[phase] == frozenset(frozen)
+        return
+    names = A.frozen[phase] + A.companions[phase]
+
+    def covers(v, c):
+        if isinstance(v, tuple) and not is_top(v):
+            return all(covers(x, y) for x, y in zip(v, c))
+        return is_top(v) or v == c or isinstance(v, Interval) and c in v
+
+    rng = random.Random(3)
+    seen = 0
+    for _ in range(20):
+        st = game.new_initial_state()
+        while not st.is_terminal():
+            if st.phase == phase and not st.is_chance_node():
+                conc = tuple(tuple(st.vars[n]) if isinstance(st.vars[n], list) else st.vars[n] for n in names)
+                assert any(all(covers(v, c) for v, c in zip(t, conc)) for t in A.entries[phase]), conc
+                seen += 1
+            acts = [a for a, _ in st.chance_outcomes()] if st.is_chance_node() else st.legal_actions()
+            st.apply_action(rng.choice(acts))
+    assert seen > 100
+
+
+def test_a_match_of_one_deal_is_known_to_be_one():
+    """z3 shows 'ends when deal_number >= 1' ends the match with its first deal, so the abstraction keeps
+    deal_number (0) and explores no second deal; Écarté's match to five points has many."""
+    from atout.verify.absint import Abstraction
+    assert Abstraction(Game(compile_file(HEARTS))).one_deal
+    assert not Abstraction(Game(compile_file(os.path.join(ROOT, "rules", "ecarte.atout")))).one_deal

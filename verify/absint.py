@@ -78,7 +78,7 @@ class Abstraction(AbstractEvaluator):
                  range_errors: bool = False, rlimit: int = 20_000_000):
         self.game = game          # engine Game (zone layout, deck facts)
         self.range_errors = range_errors
-        self.rlimit = rlimit      # z3's resource limit for the queries of the symbolic refinements (.symbolic)
+        self.rlimit = rlimit      # z3's resource limit for the queries of the symbolic refinements (.smt_refine)
         self.g = game.ir
         self.track = tuple(track)
         self.track_index = {c: i for i, c in enumerate(self.track)}
@@ -106,6 +106,11 @@ class Abstraction(AbstractEvaluator):
         self.order_cards = frozenset(c for ph in self.g.phases if ph.trick is not None for c in ph.trick.trump_order)
         from .liveness import Liveness, card_literals
         self.live = Liveness(self.g, props)
+        # per trick phase, the deal variables it keeps unchanged until its deal-end block reads them (not kept
+        # there: liveness.frozen_at_deal_ends), and their values each time play entered the phase
+        self.frozen = {ph: tuple(sorted(names)) for ph, names in self.live.frozen.items()}
+        self.companions = {ph: tuple(sorted(names)) for ph, names in self.live.companions.items()}
+        self.entries: dict = {ph: {} for ph in self.frozen}
         self.literals = card_literals(self.g)
         self.symmetric = self._is_suit_symmetric()
         self.rotational = self._is_rotation_symmetric()
@@ -120,12 +125,16 @@ class Abstraction(AbstractEvaluator):
         self.ends_pure = not any(isinstance(x, ir.ZoneRef) or isinstance(x, ir.Quant) and x.domain is not None or
                                  isinstance(x, ir.Call) and x.fn in ("size", "top", "has", "tricks", "played") or
                                  isinstance(x, ir.Builtin) and x.name != "deal_number" for x in ends)
+        # a match of one deal: 'ends when' holds whenever deal_number >= 1, whatever else it reads (z3), so
+        # every state before the end is in the first deal, deal_number 0, and the match ends with that deal
+        self.one_deal = _one_deal(game, rlimit)
         self.score_sources: dict = {}  # (table, valuation) -> (source key, move) that first reached it
         self.current = None  # (source key, move) of the step being computed (set by the explorer)
         self.seen_true: set[int] = set()    # ids of guards and conditions that held in some abstract state
         self.seen_false: set[int] = set()
         self.score_outcomes: dict[str, dict] = {}  # table -> abstract valuations at 'score' (insertion-ordered)
         self.match_range_writes: list = []   # (source key, var, index, gain so far) of writes to ranged match vars
+        self.write_blocks: dict = {}         # index in match_range_writes -> the deal-end block it was made in
 
         # trick phases whose 'then' block surely leaves the phase: id of the block -> the trick fields nothing
         # reads from there on (see forget_after_tricks)
@@ -314,6 +323,11 @@ class Abstraction(AbstractEvaluator):
             # zone that nothing reads): which dead zone no longer matters
             w.tracked = [z if z < 0 or sizes[z] != DEAD else IN_DEAD for z in w.tracked]
 
+    def record_entry(self, w: "AbstractState") -> None:
+        """``w`` (not yet forgotten) has just entered a phase with frozen variables: keep their values."""
+        names = self.frozen[w.phase] + self.companions[w.phase]
+        self.entries[w.phase].setdefault(tuple(w.vars[n] for n in names), None)
+
     def dead_value(self, v: ir.Var):
         """The canonical value of a variable nothing reads any more."""
         val = ("top", v.type.kind, v.type.enum) if v.type.kind != "int" else Interval(v.type.low, v.type.high)
@@ -381,6 +395,15 @@ class Abstraction(AbstractEvaluator):
         return out
 
 
+def _one_deal(game, rlimit: int) -> bool:
+    """Whether the match is one deal: z3 shows that 'ends when' holds as soon as deal_number >= 1."""
+    from . import smt
+    try:
+        return smt.deal_number_bound(game, game.ir.match.ends_when, rlimit) == 0
+    except smt.SolverTimeout:
+        return False
+
+
 def _reads_locals(e) -> bool:
     from .liveness import subexprs
     return any(isinstance(x, ir.Local) for x in subexprs(e))
@@ -416,7 +439,7 @@ class AbstractState(Machine):
         self.tracked = [g.home_zone] * len(A.track)
         self.vars: dict = {}
         self.dealer = 0
-        self.deal_number = None
+        self.deal_number = 0 if A.one_deal else None
         self.actor = -1
         self.phase = None
         self.terminal = False
@@ -473,7 +496,7 @@ class AbstractState(Machine):
                          tuple(self.vars.values()),
                          self.dealer, self.trick_number, tuple(self.trick_cards), self.to_play, self.trick_leader,
                          tuple(self.tricks_won) if self.tricks_won.__class__ is list else self.tricks_won,
-                         self.last_winner, self.gains, self.revealed, self.first))
+                         self.last_winner, self.gains, self.revealed, self.first, self.deal_number))
 
     def mid_key(self) -> tuple:
         """The state with its effects in progress (frames, pending draws), to merge equal intermediate states."""
@@ -798,7 +821,7 @@ class AbstractState(Machine):
         self.gains = tuple((0,) * _width(self.A, name) for name in self.A.watch)
 
     def count_deal(self) -> None:
-        self.deal_number = None
+        self.deal_number = 1 if self.A.one_deal else None
 
     def log_deal(self, complete: bool) -> None:
         if self.deal_open:

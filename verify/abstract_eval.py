@@ -235,9 +235,11 @@ class AbstractEvaluator:
                   "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
                   "+": lambda a, b: a + b, "-": lambda a, b: a - b}[op]
 
+            side_sum = op == "+" and self.g.sides and self._side_sum(e) is not None
+
             def f_bin(w, env):
-                if op == "+" and w.tricks_won.__class__ is tuple and w.tricks_won and w.tricks_won[0] == "S":
-                    return self._eval_node(e, w, env)
+                if side_sum and w.tricks_won.__class__ is tuple and w.tricks_won and w.tricks_won[0] == "S":
+                    return self._eval_node(e, w, env)     # tricks(a) + tricks(b) of partners: exact
                 a = fl(w, env)
                 b = fr(w, env)
                 if len(a) == 1 and len(b) == 1:
@@ -722,9 +724,10 @@ class AbstractEvaluator:
                 return uniq(errs + ([True, False] if any(False in r for r in results) else [True]))
             if e.kind == "sum":
                 won = w.tricks_won
-                if won and won[0] == "T" and isinstance(e.body, ir.Call) and e.body.fn == "tricks" and \
+                if won and won[0] in ("T", "S") and isinstance(e.body, ir.Call) and e.body.fn == "tricks" and \
                         isinstance(e.body.args[0], ir.Local) and e.body.args[0].name == e.var:
-                    return [won[1]]  # the total of tricks won is exact even when the split is not kept
+                    # the total of tricks won is exact even when the split is not kept
+                    return [won[1] if won[0] == "T" else sum(won[1])]
                 acc = 0
                 for r in results:
                     acc = add(acc, r[0]) if len(r) == 1 and not isinstance(r[0], bool) else \

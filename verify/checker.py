@@ -296,26 +296,37 @@ class Verifier:
         variables ``names``: their gains may then depend on where the named cards went during play, which the
         exploration tracking them keeps (Écarté's king of trumps, announced in play).  Inside such a block the
         cards are followed symbolically anyway, so the card-blind exploration comes first."""
-        from .liveness import phase_stmts, read_after_tricks, scored_tables, walk
-        from .symbolic import encodable
-        followed: set = set()
-        for ph in self.g.phases:
-            if ph.trick is None or not ph.trick.then:
-                continue
-            reads = read_after_tricks(self.g, ph)
-            if reads is None or reads[2] or not encodable(ph.trick.then):
-                continue
-            stmts = list(walk(ph.trick.then))
-            for t in scored_tables(self.g, stmts):
-                for r in t.rows:
-                    stmts.extend(walk(r.body))
-            followed |= {id(x) for x in stmts}
+        from .liveness import phase_stmts
+        followed = self.followed_statements()
         names = set(names)
         for ph in self.g.phases:
             for x in phase_stmts(self.g, ph):
                 if isinstance(x, ir.ASSIGNS) and x.var in names and id(x) not in followed:
                     return True
         return False
+
+    def followed_statements(self) -> set:
+        """The ids of the statements of the deal-end blocks that z3 follows (:mod:`.symbolic`): the ``then``
+        blocks that surely end the deal and hold only statements it executes, with the rows of the tables
+        they score."""
+        got = self.__dict__.get("_followed")
+        if got is None:
+            from .liveness import read_after_tricks, scored_tables, walk
+            from .symbolic import encodable
+            got = set()
+            for ph in self.g.phases:
+                if ph.trick is None or not ph.trick.then:
+                    continue
+                reads = read_after_tricks(self.g, ph)
+                if reads is None or reads[2] or not encodable(ph.trick.then):
+                    continue
+                stmts = list(walk(ph.trick.then))
+                for t in scored_tables(self.g, stmts):
+                    for r in t.rows:
+                        stmts.extend(walk(r.body))
+                got |= {id(x) for x in stmts}
+            self._followed = got
+        return got
 
     def _range_spec(self, spec: Spec) -> Spec:
         if spec.precise:
@@ -450,6 +461,8 @@ class Verifier:
         m = getattr(ex, "monitors", {}).get(name)
         if m is None:
             raise RuntimeError(f"no monitor was attached for '{name}'")   # a verifier bug, never a proof
+        if hasattr(m, "settle"):
+            m.settle()
         return m
 
     def range_lemma_possible(self) -> str | None:

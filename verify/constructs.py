@@ -94,7 +94,8 @@ BUILTINS = {
     "trick_number": "exact",
     "led_suit": "the suit of the first card played: exact for a tracked card (any suit for a left bower, any "
                 "suit or none for a card of a trump order), any for an anonymous one",
-    "deal_number": "0 when the match starts; then any number (the match's end is checked with every value)",
+    "deal_number": "0 when the match starts, and throughout a match of one deal; otherwise any number (the "
+                   "match's end is checked with every value)",
     "player_count": "exact (a constant)",
 }
 
@@ -127,7 +128,8 @@ CONTROL = [
     ("`returns(p)`", "Match.returns", "not needed by any verdict"),
     ("`deal var`, `match var`, `per player`, `per side`", "Var",
      "see assignments; a deal variable nothing will read before the next deal is forgotten (liveness), but "
-     "never one a property reads"),
+     "never one a property reads; one a trick phase never writes and reads only in its deal-end block is "
+     "frozen there (not kept; its values on entering the phase are recorded and given to z3)"),
     ("zones: `hidden`, `public`, `private`, `home`", "Zone",
      "sizes exact; a hidden zone whose size no rule or property needs may be blurred in the explorations "
      "that track cards, and so is a zone the rules and properties read only through quantifiers over its "

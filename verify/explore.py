@@ -67,7 +67,7 @@ class Explored:
     # deal-end blocks run once per distinct state (summaries): [(the state at the block's start, the block)];
     # an edge that ends a deal through one names it by its index ('end_block' in the edge data)
     end_blocks: list = field(default_factory=list)
-    errors_ruled_out: int = 0   # rule errors of the abstraction that z3 showed impossible (see _possible_errors)
+    ruled_out: int = 0   # edges to rule errors that z3 showed impossible
 
     @property
     def transitions(self) -> int:
@@ -176,11 +176,10 @@ class Explorer:
                 self.monitors = saved
                 self._summary_root = None
             block = start.frames[-1][0]
-            if any(kind.startswith("error:") for _, kind in results):
-                results = self._possible_errors(start, block, results)
-            self._refine_gains(start, block, results, first_write)
             sid = len(self.ex.end_blocks)
             self.ex.end_blocks.append((start, block))
+            for i in range(first_write, len(A.match_range_writes)):
+                A.write_blocks[i] = sid
             got = self._summaries[key] = ([(st.clone(), kind) for st, kind in results], seen,
                                           A.match_range_writes[first_write:], sid)
         results, seen, writes, sid = got
@@ -189,7 +188,9 @@ class Explorer:
             for m in self.monitors:
                 m(kind, st, src_key, move)
         if reused:
-            A.match_range_writes.extend((A.current,) + tuple(w[1:]) for w in writes)
+            for w in writes:
+                A.write_blocks[len(A.match_range_writes)] = sid
+                A.match_range_writes.append((A.current,) + tuple(w[1:]))
         out = []
         for st, kind in results:
             c = st.clone()
@@ -198,62 +199,91 @@ class Explorer:
             out.append((c, kind))
         return out
 
-    def _refine_gains(self, start: AbstractState, block, results, first_write: int) -> None:
-        """Narrow the gains of a deal-end block's outcomes (and those recorded at its writes to ranged match
-        variables) to the bounds z3 finds for them over every concrete state ``start`` stands for
-        (:func:`.symbolic.gain_bounds`), where the abstraction has only an interval: each bound holds on
-        every concrete run, so the meet of the two does too."""
-        from . import symbolic
+    def _refine_deal_ends(self, ex: "Explored") -> None:
+        """Once the graph is complete (the values recorded on entering phases with frozen variables are all
+        known), follow each deal-end block by z3 (:mod:`.smt_refine`) from the state where it starts, and narrow
+        what the abstraction gave for it, each a sound narrowing since every concrete run satisfies z3's
+        constraints:
+
+        * an edge to a rule error in the block that z3 shows impossible from every block it came through
+          is dropped (the abstraction's values one by one may allow what the cards' relations forbid);
+        * the gains of a deal end (and those at the block's writes to ranged match variables) are met with
+          the bounds z3 finds for them."""
+        from . import smt_refine
         from .values import Interval
         A = self.A
-        writes = A.match_range_writes
-        loose = any(isinstance(x, Interval) for st, _ in results if st.end_gains for row in st.end_gains
-                    for x in row) or \
-            any(w[3] is not None and any(isinstance(x, Interval) for x in w[3]) for w in writes[first_write:])
-        if not loose:
+        G = ex.graph
+        if not ex.end_blocks:
             return
-        got = symbolic.gain_bounds(A, start, block)
-        if got is None:
-            return
-        final, at_writes = got
-        for st, _ in results:
-            if st.end_gains:
-                st.end_gains = tuple(tuple(_meet(x, _shift(start.gains[k][j], final.get((name, j))))
-                                           for j, x in enumerate(row))
-                                     for k, (name, row) in enumerate(zip(A.watch, st.end_gains)))
-        for i in range(first_write, len(writes)):
-            src, name, cell, row = writes[i]
-            if row is None or name not in A.watch:
+        errors, bounds = {}, {}
+
+        def errors_of(sid):
+            if sid not in errors:
+                start, block = ex.end_blocks[sid]
+                possible = smt_refine.possible_error_locations(A, start, block)
+                errors[sid] = None if possible is None else \
+                    (possible, smt_refine.block_locations(A.game, block))
+            return errors[sid]
+
+        def bounds_of(sid):
+            if sid not in bounds:
+                start, block = ex.end_blocks[sid]
+                bounds[sid] = smt_refine.gain_bounds(A, start, block)
+            return bounds[sid]
+
+        drop = []
+        for u, v, k, d in G.edges(keys=True, data=True):
+            blocks = d.get("end_blocks")
+            if not blocks:
                 continue
+            if isinstance(v, tuple) and v and v[0] == ERROR:
+                place = smt_refine.location(v[1])
+                got = [errors_of(sid) for sid in blocks]
+                if place is not None and all(e is not None and place in e[1] and place not in e[0] for e in got):
+                    drop.append((u, v, k))
+                continue
+            gains = d.get("end_gains")
+            if not gains or not any(isinstance(x, Interval) for row in gains for x in row):
+                continue
+            met = None
+            for sid in blocks:
+                b = bounds_of(sid)
+                if b is None:
+                    met = None
+                    break
+                start = ex.end_blocks[sid][0]
+                here = tuple(tuple(_shift(start.gains[i][j], b[0].get((name, j))) for j in range(len(row)))
+                             for i, (name, row) in enumerate(zip(A.watch, gains)))
+                met = here if met is None else tuple(tuple(_join(x, y) for x, y in zip(r1, r2))
+                                                     for r1, r2 in zip(met, here))
+            if met is not None:
+                d["end_gains"] = tuple(tuple(_meet(x, y) for x, y in zip(row, mrow)) for row, mrow in zip(gains, met))
+        for u, v, k in drop:
+            G.remove_edge(u, v, k)
+            ex.ruled_out += 1
+            self.edges -= 1
+        for node in {v for _, v, _ in drop}:
+            if isinstance(node, tuple) and node and node[0] == ERROR and G.in_degree(node) == 0:
+                G.remove_node(node)
+        if drop:
+            ex.errors = [e for e in ex.errors if G.has_edge(e[0], (ERROR, e[1]))]
+        ex.deal_ends = [(u, d["end_gains"]) for u, v, d in G.edges(data=True)
+                        if d.get("end_gains") is not None and not (isinstance(v, tuple) and v and v[0] == ERROR)]
+        writes = A.match_range_writes
+        for i, sid in A.write_blocks.items():
+            src, name, cell, row = writes[i]
+            if row is None or name not in A.watch or not any(isinstance(x, Interval) for x in row):
+                continue
+            b = bounds_of(sid)
+            if b is None:
+                continue
+            start = ex.end_blocks[sid][0]
             k = A.watch.index(name)
             cells = range(len(row)) if cell is None else [cell]
             new = list(row)
             for j in cells:
-                new[j] = _meet(row[j], _shift(start.gains[k][j], at_writes.get((name, j if cell is not None
-                                                                               else None))))
+                new[j] = _meet(row[j], _shift(start.gains[k][j], b[1].get((name, j if cell is not None else None))))
             writes[i] = (src, name, cell, tuple(new))
-
-    def _possible_errors(self, start: AbstractState, block, results):
-        """``results`` of a deal-end block without the rule errors in the block that z3 shows cannot happen
-        in any concrete state ``start`` stands for (:mod:`.symbolic`): the abstraction's values one by one
-        (a sum over untracked cards is an interval) may allow what the cards' relations forbid (Hearts:
-        the points of a hand add up to 26, so no player's points leave their range).  An error elsewhere
-        (after the block) or that z3 does not rule out stays."""
-        from . import symbolic
-        A = self.A
-        possible = symbolic.possible_error_locations(A, start, block, A.rlimit)
-        if possible is None:
-            return results
-        inside = symbolic.block_locations(A.game, block)
-        keep = []
-        for st, kind in results:
-            if kind.startswith("error:"):
-                place = symbolic.location(kind[len("error:"):])
-                if place is not None and place in inside and place not in possible:
-                    self.ex.errors_ruled_out += 1
-                    continue
-            keep.append((st, kind))
-        return keep
 
     # -- one move --------------------------------------------------------------------------------------
     def settle(self, items, src_key, move) -> list[tuple[AbstractState, str]]:
@@ -446,6 +476,7 @@ class Explorer:
                     raise ExplorationLimit(f"the abstraction cannot model {exc}") from None
                 for st, kind in results:
                     self._edge(G, ex, key, move, st, kind, sure, states, frontier, seen_edges)
+        self._refine_deal_ends(ex)
         ex.seconds = time.perf_counter() - t0
         ex.steps = self.steps
         ex._transitions = self.edges    # counted as they were added (networkx would walk every node)
@@ -477,8 +508,9 @@ class Explorer:
             succ, perm, rot = self._add(st, states, frontier, key)
         ident = (succ, move, gains, st.exact)
         data = seen_edges.get(ident)
+        tracked = gains is not None or kind.startswith("error:")   # whose deal-end blocks are remembered
         if data is not None:
-            if gains is not None:
+            if tracked:
                 blocks = data.get("end_blocks")
                 if sid is None:
                     data["end_blocks"] = None       # reached without a deal-end block too: never refined
@@ -490,12 +522,14 @@ class Explorer:
         k = G.add_edge(key, succ, move=move, events=tuple(st.events), exact=st.exact and sure, sure=sure,
                        end_gains=gains, perm=perm, rot=rot)
         data = seen_edges[ident] = G[key][succ][k]
-        if gains is not None:
+        if tracked:
             data["end_blocks"] = [sid] if sid is not None else None
         self.edges += 1
 
     def _add(self, st: AbstractState, states, frontier, src_key):
         A = self.A
+        if st.phase in A.frozen and not (isinstance(src_key, tuple) and src_key[0] == st.phase):
+            A.record_entry(st)     # play enters a phase whose frozen variables are forgotten there
         A.forget(st)
         perm = A.canonical_suits(st)
         rot = A.rotate(st)
@@ -525,6 +559,14 @@ def _shift(base, bounds):
     if bounds is None:
         return None
     return add(base, Interval(*bounds) if bounds[0] != bounds[1] or bounds[0] is None else bounds[0])
+
+
+def _join(a, b):
+    """The abstract int holding both ``a`` and ``b`` (None: unknown)."""
+    from .values import join
+    if a is None or b is None:
+        return None
+    return join([a, b])
 
 
 def _meet(a, b):

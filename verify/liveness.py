@@ -254,6 +254,13 @@ class Liveness:
             self.vars[ph.name] = frozenset(set().union(*(reads_v[p] for p in reach)))
             self.assigned_after[ph.name] = frozenset(set().union(*(assigns[p] for p in reach)))
         self.observed = frozenset(self._observed_zones())
+        found = frozen_at_deal_ends(g, props)
+        self.frozen = {name: frozen for name, (frozen, _) in found.items()}
+        # the deal variables the phase keeps exactly and never changes: recorded with the frozen ones
+        self.companions: dict = {}
+        for name, (frozen, unwritten) in found.items():
+            self.vars[name] = self.vars[name] - frozen
+            self.companions[name] = frozenset(self.vars[name] & unwritten)
 
     def _observed_zones(self):
         """Zones whose cards (not only their number) some expression reads: has, top, quantifiers."""
@@ -352,6 +359,55 @@ def read_after_tricks(g: ir.Game, ph: ir.Phase) -> tuple[set, set, bool] | None:
             elif isinstance(x, ir.Call):
                 calls.add(x.fn)
     return builtins, calls, bool(seen)
+
+
+def frozen_at_deal_ends(g: ir.Game, props=()) -> dict:
+    """``phase -> (frozen, unwritten)``: ``frozen``, the deal variables that the trick phase keeps unchanged until its deal-end block
+    reads them: the block (``then { score ... end deal }``) surely ends the deal, is one the verifier follows
+    by z3 (:mod:`.symbolic`), and reads them; nothing in the phase (or after it in the deal) writes them or
+    reads them elsewhere, nor does the match or a property in ``props`` other than an invariant.
+
+    The explorer need not keep them in that phase (Spades' bids during the thirteen tricks): it records their
+    values each time play enters the phase (:meth:`.absint.Abstraction.record_entry`) and z3 reads the block,
+    and the invariants, over those recorded values; every concrete run keeps the values it entered with.
+    ``unwritten``: every deal variable nothing in the phase or after it writes (kept with the frozen ones, for
+    the relation between them)."""
+    from dataclasses import replace
+
+    from .symbolic import encodable
+    blocking = set(_reads([e for e in match_exprs(g) if e is not None])[0])
+    for p in props:
+        if p.kind != "invariant":
+            blocking |= _reads(list(exprs_of(p)))[0]
+    deal_vars = {v.name for v in g.vars if v.scope == "deal"}
+    G = phase_graph(g)
+    out = {}
+    for ph in g.phases:
+        t = ph.trick
+        if t is None or not t.then:
+            continue
+        after = read_after_tricks(g, ph)
+        if after is None or after[2] or not encodable(t.then):
+            continue
+        stmts = list(walk(t.then))
+        block = list(exprs_of(t.then))
+        for tb in scored_tables(g, stmts):
+            block += [r.guard for r in tb.rows] + list(exprs_of(tuple(r.body for r in tb.rows)))
+        candidates = _reads(block)[0] & deal_vars
+        # the rest of the phase, and every phase it can go to
+        rest = replace(ph, trick=replace(t, then=()))
+        others = [q for q in nx.descendants(G, ph.name) if q not in ("<end>", ph.name)]
+        reads, writes = set(), set()
+        for q in [rest] + [g.phase(n) for n in others]:
+            reads |= _reads(phase_exprs(g, q))[0]
+        for q in [ph] + [g.phase(n) for n in others]:
+            for s in phase_stmts(g, q):
+                if isinstance(s, ir.ASSIGNS):
+                    writes.add(s.var)
+        frozen = candidates - reads - writes - blocking
+        if frozen:
+            out[ph.name] = (frozenset(frozen), frozenset(deal_vars - writes))
+    return out
 
 
 # The zones the machine itself reads the size of in trick play: the cards a player may play, the cards on the table.

@@ -18,34 +18,46 @@ def projection(e):
     """A function ``f(state)`` of what expression ``e`` reads (its variables, the zones it names, the trick
     and deal fields its built-in names and functions read): equal projections give equal values."""
     from .liveness import subexprs
-    names, zones, fields = set(), False, False
+    names, zones, fields, tricks = set(), False, False, False
     for x in subexprs(e):
         if isinstance(x, ir.VarRef):
             names.add(x.name)
-        elif isinstance(x, (ir.ZoneRef,)) or isinstance(x, ir.Call) and x.fn in ("card",) or \
+        elif isinstance(x, (ir.ZoneRef,)) or isinstance(x, ir.Call) and x.fn in ("card", "holder") or \
                 isinstance(x, ir.Const) and x.type.kind == "card":
             zones = True
-        elif isinstance(x, ir.Builtin) or isinstance(x, ir.Call) and x.fn in ("tricks", "played"):
+        elif isinstance(x, ir.Builtin) or isinstance(x, ir.Call) and x.fn == "played":
             fields = True
+        elif isinstance(x, ir.Call) and x.fn == "tricks":
+            tricks = True
     names = tuple(sorted(names))
 
     def f(st):
         return (tuple(st.vars[n] for n in names),
                 (tuple(st.sizes), tuple(st.tracked)) if zones else None,
                 (st.dealer, st.actor, st.trick_number, tuple(st.trick_cards), st.trick_leader, st.last_winner,
-                 tuple(st.tricks_won) if st.tricks_won.__class__ is list else st.tricks_won) if fields else None)
+                 st.deal_number) if fields else None,
+                (tuple(st.tricks_won) if st.tricks_won.__class__ is list else st.tricks_won) if tricks else None)
     return f
 
 
 class InvariantMonitor:
     """``invariant C``: C, with ``p`` bound to every player, in every observable state (memoised on what C
-    reads)."""
+    reads).
+
+    Where the abstract evaluation says C may fail, the state is kept as a candidate; once the exploration is
+    complete (the values recorded on entering phases with frozen variables all known), :meth:`settle` asks
+    z3 whether C can fail in any concrete state the candidate stands for (:mod:`.smt_refine`: Spades' bids,
+    forgotten during the tricks, took one of the values play entered them with; the tricks won are split
+    between the sides), and only those are violations."""
 
     def __init__(self, A, prop: ir.Property):
         self.A = A
         self.prop = prop
         self.checked = 0
-        self.violations: list = []      # (kind, source key, move)
+        self.violations: list = []      # (kind, source key, move), after settle()
+        self.candidates: dict = {}      # (what C reads, phase) -> [state, phase, (kind, source key, move), ...]
+        self.ruled_out = 0              # candidates z3 showed cannot fail
+        self._settled = False
         self._project = projection(prop.expr)
         self._memo: dict = {}
 
@@ -65,8 +77,32 @@ class InvariantMonitor:
 
     def __call__(self, kind, st, src, move):
         self.checked += 1
-        if len(self.violations) < MAX_KEPT and self.fails(st):
-            self.violations.append((kind, src, move))
+        if self.fails(st):
+            # the phase whose entries hold its frozen variables: its own, or at the end of the match the one
+            # the move came from (nothing in or after that phase writes them)
+            phase = st.phase if st.phase in self.A.frozen else \
+                (src[0] if kind == "over" and isinstance(src, tuple) and src[0] in self.A.frozen else None)
+            key = (self._project(st), phase)
+            got = self.candidates.get(key)
+            if got is None:
+                self.candidates[key] = [st.clone(), phase, (kind, src, move)]
+            elif len(got) <= MAX_KEPT:
+                got.append((kind, src, move))
+
+    def settle(self) -> list:
+        """The violations: the candidates where z3 does not show that C holds (done once)."""
+        if self._settled:
+            return self.violations
+        from . import smt_refine
+        self._settled = True
+        for st, phase, *where in self.candidates.values():
+            if smt_refine.invariant_can_fail(self.A, st, self.prop.expr, phase) is False:
+                self.ruled_out += 1
+                continue
+            self.violations.extend(where[:MAX_KEPT - len(self.violations)])
+            if len(self.violations) >= MAX_KEPT:
+                break
+        return self.violations
 
 
 class ArrivalMonitor:

@@ -78,10 +78,12 @@ def check_invariant(V: Verifier, prop: ir.Property) -> Result:
         return stopped(prop.name, prop.kind, err)
     mon = V.monitor(prop.name, ex)
     if not mon.violations:
+        by_smt = (f"; where the abstraction's values alone allowed it to fail ({mon.ruled_out} cases), z3 showed "
+                  f"it holds in every concrete state they stand for") if mon.ruled_out else ""
         return Result(prop.name, prop.kind, "proved",
                       f"exhaustive exploration of an over-approximating abstraction ({size_note(ex, A)}): the "
                       f"invariant holds in all {mon.checked} observable abstract states (decisions, chance "
-                      f"nodes, the end of the match)")
+                      f"nodes, the end of the match){by_smt}")
     check = (lambda st: not holds_concretely(V, prop.expr, st))
     for kind, src, move in mon.violations:
         r = refute_at(V, ex, A, prop, src, move, check, "the invariant fails here")
@@ -122,17 +124,36 @@ def _total_invariant(V: Verifier, prop: ir.Property) -> Result | None:
     for t in V.g.tables:
         if any(isinstance(s, (ir.Move, ir.Deal)) for r in t.rows for s in walk(r.body)):
             return None
-    ex, A, err = V.exploration(Spec(precise=True))
-    if ex is None:
+    for spec in V.gains_specs(cards_first=V.cards_matter({name})):
+        ex, A, err = V.exploration(spec)
+        if ex is None:
+            continue
+        try:
+            ok, why = smt.preserves_total(V.game, name, A.score_outcomes, V.budget.rlimit)
+        except smt.SolverTimeout:
+            ok = False
+        if not ok:
+            why = _total_in_blocks(V, ex, A, name)
+            ok = why is not None
+        if ok:
+            return Result(prop.name, prop.kind, "proved", f"inductive invariant: total({name}) = {e.right.value} "
+                          f"at the start of the match, and every effect preserves it: {why}", explored=spec)
+    return None
+
+
+def _total_in_blocks(V: Verifier, ex, A, name: str) -> str | None:
+    """When every write to ``name`` is in a deal-end block z3 follows: that no such block, from any state it
+    starts in on exploration ``ex``, changes ``total(name)``."""
+    from . import smt_refine
+    from .liveness import phase_stmts
+    writes = [s for ph in V.g.phases for s in phase_stmts(V.g, ph) if isinstance(s, ir.ASSIGNS) and s.var == name]
+    if not writes or not all(id(s) in V.followed_statements() for s in writes) or not ex.end_blocks:
         return None
-    try:
-        ok, why = smt.preserves_total(V.game, name, A.score_outcomes, V.budget.rlimit)
-    except smt.SolverTimeout:
-        return None
-    if not ok:
-        return None
-    return Result(prop.name, prop.kind, "proved", f"inductive invariant: total({name}) = {e.right.value} at the "
-                  f"start of the match, and every effect preserves it: {why}")
+    for start, block in ex.end_blocks:
+        if smt_refine.block_changes_total(A, start, block, name) is not False:
+            return None
+    return (f"SMT (z3): every write to {name} is in a deal-end block, and none of the {len(ex.end_blocks)} "
+            f"distinct blocks ({size_note(ex, A)}), followed from every state it starts in, changes total({name})")
 
 
 # -- conservation ---------------------------------------------------------------------------------------------
@@ -426,7 +447,7 @@ def _deal_bound_on(V: Verifier, prop: ir.Property, spec: Spec, final: bool = Tru
     # abstraction's intervals lose the relation between them (Hearts: the points of a hand add up to 26)
     by_smt = 0
     if bad_edges:
-        from . import symbolic
+        from . import smt_refine
         verdicts: dict = {}
         kept = []
         for u, v, d in bad_edges:
@@ -435,7 +456,7 @@ def _deal_bound_on(V: Verifier, prop: ir.Property, spec: Spec, final: bool = Tru
                 for sid in blocks:
                     if sid not in verdicts:
                         start, block = ex.end_blocks[sid]
-                        verdicts[sid] = symbolic.deal_bound_can_fail(A, start, block, prop.expr)
+                        verdicts[sid] = smt_refine.deal_bound_can_fail(A, start, block, prop.expr)
                 if all(verdicts[sid] is False for sid in blocks):
                     by_smt += 1
                     continue
@@ -547,6 +568,18 @@ def _table_result_on(V: Verifier, name: str, kind: str, table: ir.Table, spec: S
         return Result(name, kind, "proved",
                       f"SMT (z3): over the {len(outcomes)} reachable outcomes at 'score {table.name}', exactly one "
                       f"of the {len(table.rows)} rows applies (no overlap, no gap)")
+    # scored only in deal-end blocks that z3 follows: the rows over every state each block starts from (the
+    # outcomes hold the values one by one, and the frozen variables not at all)
+    from . import smt_refine
+    from .liveness import phase_stmts
+    scores = [s for ph in V.g.phases for s in phase_stmts(V.g, ph) if isinstance(s, ir.Score) and s.table == table.name]
+    if scores and ex.end_blocks and all(id(s) in V.followed_statements() for s in scores):
+        got = smt_refine.table_in_blocks(A, ex.end_blocks, table.name)
+        if got is not None and got[0] and not got[1] and not got[2]:
+            return Result(name, kind, "proved",
+                          f"SMT (z3): in each of the {got[0]} distinct deal-end blocks that score '{table.name}' "
+                          f"({size_note(ex, A)}), followed from every state it starts in, exactly one of the "
+                          f"{len(table.rows)} rows applies (no overlap, no gap)")
     if not final:
         return Result(name, kind, "unknown", f"z3 finds an overlap or a gap among the outcomes of the abstraction "
                                              f"({size_note(ex, A)})")

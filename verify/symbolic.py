@@ -363,13 +363,12 @@ def _abstract_value(S: SymbolicState, v, t: ir.Type, name: str):
     raise NotEncodable(f"the value {v!r} of '{name}'")
 
 
-def from_abstract(A, w, frozen: dict | None = None) -> SymbolicState:
+def from_abstract(A, w) -> SymbolicState:
     """The symbolic state of abstract state ``w`` of abstraction ``A``.
 
     Match variables (forgotten by the abstraction) take any value of their type; their values at this point
-    are the ``initial`` ones, from which gains are measured.  ``frozen``: for variables the abstraction
-    forgot but whose values are known to lie in a recorded set, ``name -> z3 constraint builder``
-    (see :mod:`.frozen`)."""
+    are the ``initial`` ones, from which gains are measured.  A frozen variable forgotten in ``w``'s phase
+    takes any value here; :func:`with_entries` adds what play entered the phase with."""
     S = SymbolicState(A.game)
     g = A.g
     n = S.n
@@ -385,9 +384,6 @@ def from_abstract(A, w, frozen: dict | None = None) -> SymbolicState:
             x = _abstract_value(S, val, v.type, v.name)
             S.vars[v.name] = x
             S.initial[v.name] = x
-    if frozen:
-        for name, build in frozen.items():
-            S.constraints.append(build(S.vars[name]))
     S.dealer = w.dealer
     S.deal_number = S.bounded(0, None, "deal_number") if not isinstance(w.deal_number, int) else w.deal_number
     S.trick_number = w.trick_number
@@ -822,7 +818,7 @@ class Execution:
         if cls is ir.Score:
             table = self.S.game.ir.table(s.table)
             guards = [self.ev.expr(r.guard, env, cond) for r in table.rows]   # all read before any fires
-            self.scores.append((s.table, [(r.name, land(cond, gz)) for r, gz in zip(table.rows, guards)]))
+            self.scores.append((s.table, cond, [(r.name, land(cond, gz)) for r, gz in zip(table.rows, guards)]))
             alive = cond      # the rows that hold run in table order; an 'end deal' in one drops the rest
             for r, gz in zip(table.rows, guards):
                 done = self.run(r.body, env, land(alive, gz))
@@ -925,250 +921,6 @@ def possible(s: z3.Solver, cond) -> bool | None:
     return r == z3.sat
 
 
-# -- the end of a deal ------------------------------------------------------------------------------------------
-def location(message: str) -> str | None:
-    """The ``path:line:col`` a rule error's message starts with (None when it has none)."""
-    parts = message.split(": ", 1)
-    head = parts[0]
-    if len(parts) == 2 and head.count(":") >= 2 and head.rsplit(":", 2)[1].isdigit():
-        return head
-    return None
-
-
-def block_locations(game, stmts) -> set:
-    """The ``path:line:col`` of every statement and expression of ``stmts`` and of the tables they score."""
-    from dataclasses import fields, is_dataclass
-
-    from .liveness import scored_tables, walk
-    todo = list(walk(stmts))
-    for t in scored_tables(game.ir, todo):
-        for r in t.rows:
-            todo.append(r.guard)
-            todo.extend(walk(r.body))
-    out = set()
-    while todo:
-        x = todo.pop()
-        if isinstance(x, (tuple, list)):
-            todo.extend(x)
-            continue
-        if not is_dataclass(x) or isinstance(x, type):
-            continue
-        sp = getattr(x, "span", None)
-        if sp is not None and getattr(sp, "line", 0):
-            out.add(f"{sp.path}:{sp.line}:{sp.col}")
-        for f in fields(x):
-            if f.name != "span":
-                todo.append(getattr(x, f.name))
-    return out
-
-
-def run_block(A, w, stmts) -> Execution:
-    """The symbolic run of effect block ``stmts`` from abstract state ``w`` (raises NotEncodable): run once
-    with each card's zone a z3 constant, then again with the cards grouped into the classes that run told
-    apart (a smaller problem for z3), unless the grouping does not hold."""
-    if not encodable(stmts):
-        raise NotEncodable("a statement of the block")
-    frozen = getattr(A, "frozen_constraints", None)
-    S = from_abstract(A, w, frozen)
-    ex = Execution(S, range_errors=A.range_errors)
-    ex.run(stmts)
-    if S._loc is None:
-        return ex          # no card's zone was read
-    S2 = from_abstract(A, w, frozen)
-    S2.use_classes(classes_from(S))
-    ex2 = Execution(S2, range_errors=A.range_errors)
-    try:
-        ex2.run(stmts)
-    except NotEncodable:
-        return ex
-    return ex2
-
-
-def _block_reads(game, stmts) -> tuple:
-    """What a block (and the tables it scores) can read of a state: ``(variables, builtins, functions,
-    reads zones)``."""
-    from .liveness import exprs_of, scored_tables, subexprs, walk
-    body = list(walk(stmts))
-    nodes = list(body)
-    for t in scored_tables(game.ir, body):
-        nodes.append(t)
-    names, builtins, fns, zones = set(), set(), set(), False
-    for e in exprs_of(tuple(nodes)):
-        for x in subexprs(e):
-            if isinstance(x, ir.VarRef):
-                names.add(x.name)
-            elif isinstance(x, ir.Builtin):
-                builtins.add(x.name)
-            elif isinstance(x, ir.Call):
-                fns.add(x.fn)
-            elif isinstance(x, ir.ZoneRef):
-                zones = True
-    return tuple(sorted(names)), frozenset(builtins), frozenset(fns), zones
-
-
-def _memo_key(A, w, stmts) -> tuple:
-    """The part of abstract state ``w`` a symbolic run of ``stmts`` depends on: runs from states that differ
-    elsewhere (a variable the block does not read) are the same run."""
-    cache = A.__dict__.setdefault("_block_reads", {})
-    reads = cache.get(id(stmts))
-    if reads is None:
-        reads = cache[id(stmts)] = _block_reads(A.game, stmts)
-    names, builtins, fns, zones = reads
-    return (id(stmts), A.range_errors, tuple(w.vars[n] for n in names),
-            w.dealer if builtins & {"dealer", "eldest"} else None,
-            w.trick_number if "trick_number" in builtins else None,
-            (w.actor, w.trick_leader, w.last_winner) if builtins & {"actor", "leader", "winner"} else None,
-            tuple(w.trick_cards) if "led_suit" in builtins or "played" in fns else None,
-            (tuple(w.tricks_won) if w.tricks_won.__class__ is list else w.tricks_won) if "tricks" in fns else None,
-            (tuple(w.sizes), tuple(w.tracked)) if zones or fns & {"holder", "has", "size", "top"} else None)
-
-
-def _memoised(A, w, stmts, what: str, compute):
-    memo = A.__dict__.setdefault("_symbolic_memo", {})
-    key = (what, _memo_key(A, w, stmts))
-    if key not in memo:
-        memo[key] = compute()
-    return memo[key]
-
-
-def possible_error_locations(A, w, stmts, rlimit: int) -> set | None:
-    """As :func:`_possible_error_locations`, computed once per part of ``w`` the block reads."""
-    return _memoised(A, w, stmts, "errors", lambda: _possible_error_locations(A, w, stmts, rlimit))
-
-
-def _possible_error_locations(A, w, stmts, rlimit: int) -> set | None:
-    """The locations of the rule errors the block ``stmts`` may raise from abstract state ``w`` (z3 over every
-    concrete state ``w`` stands for); None when that is not decided (a construct not followed, z3 gave up)."""
-    try:
-        ex = run_block(A, w, stmts)
-    except NotEncodable:
-        return None
-    s = solver(ex.S, rlimit)
-    out = set()
-    by_place: dict = {}
-    for cond, msg in ex.errors:
-        by_place.setdefault(location(msg), []).append(cond)
-    for place, conds in by_place.items():
-        got = possible(s, any_of(conds))
-        if got is None:
-            return None
-        if got:
-            out.add(place)
-    return out
-
-
-def _bounds(S: SymbolicState, term, cond, rlimit: int):
-    """``(lo, hi)`` of ``term`` where ``cond`` holds (None: unbounded, or not decided); None when ``cond``
-    cannot hold."""
-    if _const(term) and not isinstance(term, bool):
-        return (term, term) if possible(solver(S, rlimit), cond) is not False else None
-    out = []
-    for sense in ("min", "max"):
-        opt = z3.Optimize()
-        opt.set("rlimit", rlimit)
-        for c in S.constraints:
-            opt.add(as_bool(c))
-        if cond is not True:
-            opt.add(as_bool(cond))
-        h = opt.minimize(as_int(term)) if sense == "min" else opt.maximize(as_int(term))
-        r = opt.check()
-        if r == z3.unsat:
-            return None
-        if r != z3.sat:
-            out.append(None)
-            continue
-        v = opt.lower(h) if sense == "min" else opt.upper(h)
-        out.append(v.as_long() if z3.is_int_value(v) else None)
-    return out[0], out[1]
-
-
-def gain_bounds(A, w, stmts) -> tuple[dict, dict] | None:
-    """As :func:`_gain_bounds`, computed once per part of ``w`` the block reads."""
-    return _memoised(A, w, stmts, "gains", lambda: _gain_bounds(A, w, stmts))
-
-
-def _gain_bounds(A, w, stmts) -> tuple[dict, dict] | None:
-    """What a deal-end block ``stmts`` run from abstract state ``w`` adds to the match variables, as z3
-    bounds: ``(final, writes)``, each ``{(var, cell): (lo, hi)}`` (None: unbounded).  ``final``: the change
-    of each watched variable over the whole block; ``writes``: the change since the start of the block at
-    any write to a ranged match variable.  None when the block is not followed."""
-    try:
-        ex = run_block(A, w, stmts)
-    except NotEncodable:
-        return None
-    S = ex.S
-    final = {}
-    for name in A.watch:
-        for j, term in enumerate(ex.gains(name)):
-            if not _const(term):
-                b = _bounds(S, term, True, A.rlimit)
-                if b is not None:
-                    final[(name, j)] = b
-    # each cell's writes at once: the gain at any of them, ``which`` telling the write
-    by_cell: dict = {}
-    for name, cell, gain, cond in ex.writes:
-        by_cell.setdefault((name, cell), []).append((gain, cond))
-    writes: dict = {}
-    for key, items in by_cell.items():
-        which = z3.Int(f"write!{key[0]}!{key[1]}")
-        S.constraints.append(z3.And(which >= 0, which < len(items)))
-        at = items[-1][0]
-        for i in range(len(items) - 2, -1, -1):
-            at = ite(which == i, items[i][0], at)
-        happens = any_of(land(which == i, c) for i, (_, c) in enumerate(items))
-        b = _bounds(S, at, happens, A.rlimit)
-        S.constraints.pop()
-        if b is not None:
-            writes[key] = b
-    return final, writes
-
-
-# -- per-deal bounds --------------------------------------------------------------------------------------------
-class _BoundEvaluator(Evaluator):
-    """A deal bound's expression over a deal's gains (``gain(points[p])``, ``gain(total(points))``)."""
-
-    def __init__(self, S: SymbolicState, gains: dict):
-        super().__init__(S)
-        self.gains = gains
-
-    def call(self, e: ir.Call, env, guard):
-        if e.fn != "gain":
-            return super().call(e, env, guard)
-        inner = e.args[0]
-        if isinstance(inner, ir.Index) and isinstance(inner.base, ir.VarRef) and inner.base.name in self.gains:
-            row = self.gains[inner.base.name]
-            i = self.expr(inner.index, env, guard)
-            return cases(i, range(len(row)), lambda k: row[k])
-        if isinstance(inner, ir.VarRef) and inner.name in self.gains and len(self.gains[inner.name]) == 1:
-            return self.gains[inner.name][0]
-        if isinstance(inner, ir.Call) and inner.fn == "total" and inner.args[0].name in self.gains:
-            return total(self.gains[inner.args[0].name])
-        raise NotEncodable("a gain the exploration does not watch")
-
-
-def deal_bound_can_fail(A, w, stmts, expr: ir.Expr, local: str | None = "p") -> bool | None:
-    """Whether the per-deal bound ``expr`` can fail for a deal that ends through block ``stmts`` run from
-    abstract state ``w`` (the gains so far are ``w``'s, the block's own are followed symbolically): False
-    when z3 shows it cannot, in any concrete state ``w`` stands for; None when not decided."""
-    try:
-        ex = run_block(A, w, stmts)
-    except NotEncodable:
-        return None
-    S = ex.S
-    gains = {}
-    for k, name in enumerate(A.watch):
-        block = ex.gains(name)
-        before = [_abstract_value(S, x, ir.INT, f"gain_{name}[{j}]") for j, x in enumerate(w.gains[k])]
-        gains[name] = [_arith("+", a, b) for a, b in zip(before, block)]
-    ev = _BoundEvaluator(S, gains)
-    width = max((len(r) for r in gains.values()), default=S.n)
-    try:
-        fails = any_of(lnot(ev.expr(expr, {local: p} if local else {})) for p in range(max(width, 1)))
-    except NotEncodable:
-        return None
-    return possible(solver(S, A.rlimit), fails)
-
-
 # -- scoring tables -------------------------------------------------------------------------------------------------
 def table_holds_everywhere(game, table: ir.Table, rlimit: int) -> bool | None:
     """Whether exactly one row of ``table`` applies in every state of the game, whatever the values of what
@@ -1208,3 +960,69 @@ def from_concrete(st) -> SymbolicState:
     S.sizes = [len(z) for z in st.zones]
     S.tracked = {c: i for i, z in enumerate(st.zones) for c in z}
     return S
+
+
+
+# -- bounds ------------------------------------------------------------------------------------------------------
+OUT = 10 ** 12   # beyond any value a rule reaches
+
+
+def bounds(s: z3.Solver, term, cond=True):
+    """``(lo, hi)`` of ``term`` under the solver's constraints where ``cond`` holds (None: unbounded, or not
+    decided); None when ``cond`` cannot hold.  Each bound is found by galloping from a model's value (a
+    bound twice as far each time, then halving the gap): a few satisfiability checks, cheaper than z3's
+    optimiser here.  The solver is left as it was."""
+    s.push()
+    try:
+        if cond is not True:
+            s.add(as_bool(cond))
+        r = s.check()
+        if r == z3.unsat:
+            return None
+        if r != z3.sat:
+            return (None, None)
+        if _const(term):
+            return (term, term)
+        t = as_int(term)
+        v = s.model().eval(t, model_completion=True)
+        if not z3.is_int_value(v):
+            return (None, None)
+        lo = _greatest(s, -t, -v.as_long())
+        hi = _greatest(s, t, v.as_long())
+        return (None if lo is None else -lo, hi)
+    finally:
+        s.pop()
+
+
+def _greatest(s, u, known: int):
+    """The greatest value of ``u`` under the solver's constraints, ``known`` one of its values; None when
+    unbounded (beyond :data:`OUT`) or when z3 gives up."""
+    def above(x):                     # a value of u >= x, or False (none), or None (z3 gave up)
+        r = s.check(u >= x)
+        if r == z3.unsat:
+            return False
+        if r != z3.sat:
+            return None
+        return s.model().eval(u, model_completion=True).as_long()
+    step = 1
+    while True:                       # gallop: a value at least ``step`` beyond the best known?
+        got = above(known + step)
+        if got is None:
+            return None
+        if got is False:
+            break
+        known = got
+        if known >= OUT:
+            return None
+        step *= 2
+    lo, hi = known + 1, known + step - 1   # the greatest lies in known .. known + step - 1
+    while lo <= hi:
+        got = above((lo + hi) // 2)
+        if got is None:
+            return None
+        if got is False:
+            hi = (lo + hi) // 2 - 1
+        else:
+            known = got
+            lo = known + 1
+    return known

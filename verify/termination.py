@@ -15,7 +15,7 @@ from atout.compiler import ir
 from . import smt
 from .checker import Counterexample, Result, Spec, Verifier, without_cyclic_gc
 from .properties import phase_of, size_note, stopped
-from .values import Interval, is_interval
+from .values import ERROR, Interval, is_interval
 
 
 def _features(A, w) -> dict:
@@ -222,23 +222,44 @@ def deal_count_bound(V: Verifier) -> str | None:
     lex = _deal_effect_ranking(V)
     if lex is not None:
         return lex
-    ex, A, err = V.exploration(Spec(precise=True))
-    if ex is None or not ex.deal_ends:
-        return None
     g = V.g
     from .liveness import subexprs
     read = {x.name for x in subexprs(g.match.ends_when) if isinstance(x, ir.VarRef)}
+    for spec in V.gains_specs(cards_first=V.cards_matter(read)):
+        got = _deal_count_on(V, spec, read)
+        if got is not None:
+            return got
+    return None
+
+
+def _deal_count_on(V: Verifier, spec, read: set) -> str | None:
+    from . import smt_refine
+    g = V.g
+    ex, A, err = V.exploration(spec)
+    if ex is None or not ex.deal_ends:
+        return None
     for k, var in enumerate(A.watch):
         if var not in read:
             continue
         mins = []
-        for _, gains in ex.deal_ends:
-            row = gains[k]
+        for u, v, d in ex.graph.edges(data=True):
+            gains = d.get("end_gains")
+            if gains is None or isinstance(v, tuple) and v and v[0] == ERROR:
+                continue
             tot = 0
-            for x in row:
+            for x in gains[k]:
                 tot = (tot + x) if not isinstance(x, Interval) and not isinstance(tot, Interval) else Interval(None, None)
+            blocks = d.get("end_blocks")
+            if blocks and (isinstance(tot, Interval) or tot < 1):
+                # the deal ends through deal-end blocks: z3 over them (the abstraction's values one by one lose
+                # the relation between the players' gains, and may give a deal end no concrete deal has)
+                if all(smt_refine.gains_possible(A, *ex.end_blocks[sid], gains) is False for sid in blocks):
+                    continue
+                los = [smt_refine.total_gain_bounds(A, *ex.end_blocks[sid], var) for sid in blocks]
+                if all(b is not None and b[0] is not None for b in los):
+                    tot = min(b[0] for b in los)
             mins.append(tot)
-        if any(isinstance(x, Interval) for x in mins):
+        if not mins or any(isinstance(x, Interval) for x in mins):
             continue
         least = min(mins)
         if least < 1:

@@ -1,0 +1,481 @@
+"""Refinements of the abstraction by z3: deal-end blocks, frozen variables, invariant candidates.
+
+The explorer's abstract domain keeps values one by one; where that loses a relation the rules keep (the
+points of a Hearts hand add up to 26; Spades' bids, forgotten during the tricks, are at most 13 a side), the
+checks ask z3 about the concrete states an abstract state stands for (:mod:`.symbolic`):
+
+* a *deal-end block* (``then { score ...  end deal }``, run once per distinct state by the explorer) is
+  executed symbolically from the state where it starts (:class:`BlockModel`, built once per what the block
+  reads): which rule errors it can raise, what it can add to the match variables, which rows of a table can
+  fire, whether a deal bound can fail;
+* a phase's *frozen variables* (:func:`.liveness.frozen_at_deal_ends`), not kept during the phase, take one
+  of the valuations recorded when play entered it (:func:`with_entries`), with the variables the phase
+  keeps and never changes;
+* an *invariant* the abstract evaluation says may fail is asked again (:func:`invariant_can_fail`).
+
+Each answer holds in every concrete state, so each narrowing is sound; where a construct is not followed
+(:class:`.symbolic.NotEncodable`) or z3 gives up, the answer is None and the abstraction's stands.
+"""
+from __future__ import annotations
+
+import z3
+
+from atout.compiler import ir
+
+from .symbolic import (Evaluator, Execution, NotEncodable, SymbolicState, _abstract_value, _arith, _compare,
+                       _const, _type_bounds, all_of, any_of, as_bool, bounds, cases, classes_from, encodable, eq,
+                       from_abstract, land, lnot, lor, possible, solver, total)
+from .values import ANON, Interval, is_top
+
+
+# -- rule errors' locations ---------------------------------------------------------------------------------
+def location(message: str) -> str | None:
+    """The ``path:line:col`` a rule error's message starts with (None when it has none)."""
+    parts = message.split(": ", 1)
+    head = parts[0]
+    if len(parts) == 2 and head.count(":") >= 2 and head.rsplit(":", 2)[1].isdigit():
+        return head
+    return None
+
+
+def block_locations(game, stmts) -> set:
+    """The ``path:line:col`` of every statement and expression of ``stmts`` and of the tables they score."""
+    from dataclasses import fields, is_dataclass
+
+    from .liveness import scored_tables, walk
+    todo = list(walk(stmts))
+    for t in scored_tables(game.ir, todo):
+        for r in t.rows:
+            todo.append(r.guard)
+            todo.extend(walk(r.body))
+    out = set()
+    while todo:
+        x = todo.pop()
+        if isinstance(x, (tuple, list)):
+            todo.extend(x)
+            continue
+        if not is_dataclass(x) or isinstance(x, type):
+            continue
+        sp = getattr(x, "span", None)
+        if sp is not None and getattr(sp, "line", 0):
+            out.add(f"{sp.path}:{sp.line}:{sp.col}")
+        for f in fields(x):
+            if f.name != "span":
+                todo.append(getattr(x, f.name))
+    return out
+
+
+
+# -- frozen variables ------------------------------------------------------------------------------------------
+EXACT_ENTRIES = 64   # up to this many recorded valuations are a disjunction; more, their octagon hull
+
+
+def _cell_bounds(v):
+    """``(lo, hi)`` of one recorded abstract value as a number (None: unbounded), or None when not a number."""
+    if isinstance(v, bool):
+        return (int(v), int(v))
+    if isinstance(v, int):
+        return (v, v)
+    if isinstance(v, Interval):
+        return (v.lo, v.hi)
+    return None
+
+
+def _num(x):
+    return z3.If(x, 1, 0) if z3.is_bool(x) else x
+
+
+def entry_constraint(S: SymbolicState, names: tuple, entries) -> object:
+    """The frozen variables ``names`` of ``S`` take one of the recorded valuations ``entries`` (tuples of
+    abstract values, a per-player value a tuple): their disjunction when there are few, else their octagon
+    hull (the bounds of each cell and of the sum and the difference of every two cells), which holds them
+    all.  Either holds in every concrete state that entered the phase with one of them."""
+    cells = []
+    for n in names:
+        v = S.vars[n]
+        cells.extend(v if isinstance(v, list) else [v])
+    rows = []
+    for t in entries:
+        row = []
+        for v in t:
+            row.extend(v if isinstance(v, tuple) and not is_top(v) else [v])
+        rows.append(row)
+    if not rows:
+        return False            # the phase was never entered
+    if len(rows) <= EXACT_ENTRIES:
+        return any_of(all_of(_in_value(x, v) for x, v in zip(cells, row)) for row in rows)
+    out = []
+    bounds = [[_cell_bounds(v) for v in row] for row in rows]
+    k = len(cells)
+
+    def hull(f):
+        vals = [f(b) for b in bounds]
+        if any(v is None for v in vals):
+            return None
+        los, his = [v[0] for v in vals], [v[1] for v in vals]
+        return (None if None in los else min(los), None if None in his else max(his))
+
+    def add_bounds(term, lohi):
+        if lohi is None:
+            return
+        if lohi[0] is not None:
+            out.append(term >= lohi[0])
+        if lohi[1] is not None:
+            out.append(term <= lohi[1])
+
+    for i in range(k):
+        add_bounds(_num(as_term(cells[i])), hull(lambda b, i=i: b[i]))
+        for j in range(i + 1, k):
+            def plus(b, i=i, j=j):
+                if b[i] is None or b[j] is None:
+                    return None
+                lo = None if b[i][0] is None or b[j][0] is None else b[i][0] + b[j][0]
+                hi = None if b[i][1] is None or b[j][1] is None else b[i][1] + b[j][1]
+                return (lo, hi)
+
+            def minus(b, i=i, j=j):
+                if b[i] is None or b[j] is None:
+                    return None
+                lo = None if b[i][0] is None or b[j][1] is None else b[i][0] - b[j][1]
+                hi = None if b[i][1] is None or b[j][0] is None else b[i][1] - b[j][0]
+                return (lo, hi)
+            xi, xj = _num(as_term(cells[i])), _num(as_term(cells[j]))
+            add_bounds(xi + xj, hull(plus))
+            add_bounds(xi - xj, hull(minus))
+    return all_of(out)
+
+
+def as_term(x):
+    if isinstance(x, bool):
+        return z3.BoolVal(x)
+    if isinstance(x, int):
+        return z3.IntVal(x)
+    return x
+
+
+def _in_value(x, v):
+    """``x`` (a value of the symbolic state) stands where the abstract value ``v`` says."""
+    if isinstance(v, Interval):
+        parts = []
+        if v.lo is not None:
+            parts.append(_compare(">=", x, v.lo))
+        if v.hi is not None:
+            parts.append(_compare("<=", x, v.hi))
+        return all_of(parts)
+    if is_top(v) or v == ANON:
+        return True
+    return eq(x, v)
+
+
+def with_entries(S: SymbolicState, A, phase) -> SymbolicState:
+    """Add to ``S`` (just built by :func:`from_abstract`, its frozen variables forgotten) that the frozen
+    variables of ``phase`` took one of the valuations recorded when play entered it
+    (:attr:`.absint.Abstraction.entries`).  Their constants are named after the phase, so that the
+    constraint is built once per phase and exploration (it can be the octagon of thousands of valuations)."""
+    frozen = getattr(A, "frozen", {}).get(phase)
+    if not frozen:
+        return S
+    names = frozen + A.companions[phase]
+    for n in names:
+        decl = S.game.var_decl[n]
+        cur = S.vars[n]
+        if isinstance(cur, list):
+            cells = [_named(S, decl.type, f"{n}[{i}]@{phase}") for i in range(len(cur))]
+        else:
+            cells = _named(S, decl.type, f"{n}@{phase}")
+        if n not in frozen:      # a companion keeps the value the state gives it
+            S.constraints.append(as_bool(all_of(eq(a, b) for a, b in zip(cells, cur)) if isinstance(cur, list)
+                                         else eq(cells, cur)))
+        S.vars[n] = S.initial[n] = cells
+    cache = A.__dict__.setdefault("_entry_constraints", {})
+    if phase not in cache:
+        cache[phase] = as_bool(entry_constraint(S, names, list(A.entries[phase])))
+    S.constraints.append(cache[phase])
+    return S
+
+
+def _named(S: SymbolicState, t: ir.Type, label: str):
+    """A z3 constant named ``label`` for any value of type ``t``."""
+    if t.kind == "bool":
+        return z3.Bool(label)
+    x = z3.Int(label)
+    lo, hi = _type_bounds(S.game, t)
+    if lo is not None:
+        S.constraints.append(x >= lo)
+    if hi is not None:
+        S.constraints.append(x <= hi)
+    return x
+
+
+
+# -- deal-end blocks -------------------------------------------------------------------------------------------
+def run_block(A, w, stmts) -> Execution:
+    """The symbolic run of effect block ``stmts`` from abstract state ``w`` (raises NotEncodable): run once
+    with each card's zone a z3 constant, then again with the cards grouped into the classes that run told
+    apart (a smaller problem for z3), unless the grouping does not hold."""
+    if not encodable(stmts):
+        raise NotEncodable("a statement of the block")
+    S = with_entries(from_abstract(A, w), A, w.phase)
+    ex = Execution(S, range_errors=A.range_errors)
+    ex.run(stmts)
+    if S._loc is None:
+        return ex          # no card's zone was read
+    S2 = with_entries(from_abstract(A, w), A, w.phase)
+    S2.use_classes(classes_from(S))
+    ex2 = Execution(S2, range_errors=A.range_errors)
+    try:
+        ex2.run(stmts)
+    except NotEncodable:
+        return ex
+    return ex2
+
+
+def _block_reads(game, stmts) -> tuple:
+    """What a block (and the tables it scores) can read of a state: ``(variables, builtins, functions,
+    reads zones)``."""
+    from .liveness import exprs_of, scored_tables, subexprs, walk
+    body = list(walk(stmts))
+    nodes = list(body)
+    for t in scored_tables(game.ir, body):
+        nodes.append(t)
+    names, builtins, fns, zones = set(), set(), set(), False
+    for e in exprs_of(tuple(nodes)):
+        for x in subexprs(e):
+            if isinstance(x, ir.VarRef):
+                names.add(x.name)
+            elif isinstance(x, ir.Builtin):
+                builtins.add(x.name)
+            elif isinstance(x, ir.Call):
+                fns.add(x.fn)
+            elif isinstance(x, ir.ZoneRef):
+                zones = True
+    return tuple(sorted(names)), frozenset(builtins), frozenset(fns), zones
+
+
+def _memo_key(A, w, stmts) -> tuple:
+    """The part of abstract state ``w`` a symbolic run of ``stmts`` depends on: runs from states that differ
+    elsewhere (a variable the block does not read) are the same run."""
+    cache = A.__dict__.setdefault("_block_reads", {})
+    reads = cache.get(id(stmts))
+    if reads is None:
+        reads = cache[id(stmts)] = _block_reads(A.game, stmts)
+    names, builtins, fns, zones = reads
+    return (id(stmts), w.phase, A.range_errors, tuple(w.vars[n] for n in names),
+            tuple(w.vars[n] for n in getattr(A, "companions", {}).get(w.phase, ())),
+            w.dealer if builtins & {"dealer", "eldest"} else None,
+            w.trick_number if "trick_number" in builtins else None,
+            (w.actor, w.trick_leader, w.last_winner) if builtins & {"actor", "leader", "winner"} else None,
+            tuple(w.trick_cards) if "led_suit" in builtins or "played" in fns else None,
+            (tuple(w.tricks_won) if w.tricks_won.__class__ is list else w.tricks_won) if "tricks" in fns else None,
+            (tuple(w.sizes), tuple(w.tracked)) if zones or fns & {"holder", "has", "size", "top"} else None)
+
+
+
+class BlockModel:
+    """A deal-end block run symbolically from one abstract state, with one z3 solver over its constraints
+    that every question about it reuses: ``ex`` (the :class:`.symbolic.Execution`), ``deal_gains``
+    (``{watched variable: [term per cell]}``: the gains of the deal so far, as the state keeps them, plus the
+    block's)."""
+
+    def __init__(self, A, w, stmts):
+        self.A = A
+        self.ex = run_block(A, w, stmts)
+        S = self.ex.S
+        self.deal_gains = {}
+        for k, name in enumerate(A.watch):
+            before = [_abstract_value(S, x, ir.INT, f"gain_{name}[{j}]") for j, x in enumerate(w.gains[k])]
+            self.deal_gains[name] = [_arith("+", a, b) for a, b in zip(before, self.ex.gains(name))]
+        self.solver = solver(S, A.rlimit)
+
+    def possible(self, cond) -> bool | None:
+        return possible(self.solver, cond)
+
+    def bounds(self, term, cond=True):
+        return bounds(self.solver, term, cond)
+
+
+def block_model(A, w, stmts, keep: bool = True) -> BlockModel | None:
+    """The :class:`BlockModel` of ``stmts`` from ``w``, made once per part of ``w`` the block reads (and the
+    deal's gains so far) when ``keep`` (a pass over every block asks for each once: not kept, it is freed);
+    None when the block is not followed."""
+    memo = A.__dict__.setdefault("_block_models", {})
+    key = (_memo_key(A, w, stmts), w.gains)
+    got = memo.get(key, False)
+    if got is False:
+        try:
+            got = BlockModel(A, w, stmts)
+        except NotEncodable:
+            got = None
+        if keep:
+            memo[key] = got
+    return got
+
+
+def possible_error_locations(A, w, stmts) -> set | None:
+    """The locations of the rule errors block ``stmts`` may raise from abstract state ``w``; None when that
+    is not decided (a construct not followed, z3 gave up)."""
+    m = block_model(A, w, stmts)
+    if m is None:
+        return None
+    by_place: dict = {}
+    for cond, msg in m.ex.errors:
+        by_place.setdefault(location(msg), []).append(cond)
+    out = set()
+    for place, conds in by_place.items():
+        got = m.possible(any_of(conds))
+        if got is None:
+            return None
+        if got:
+            out.add(place)
+    return out
+
+
+def gain_bounds(A, w, stmts) -> tuple[dict, dict] | None:
+    """What block ``stmts`` run from ``w`` adds to the match variables, as z3 bounds: ``(final, writes)``,
+    each ``{(var, cell): (lo, hi)}`` (None: unbounded).  ``final``: the change of each watched variable over
+    the block; ``writes``: the change since the start of the block at any write to a ranged match variable.
+    None when the block is not followed."""
+    m = block_model(A, w, stmts)
+    if m is None:
+        return None
+    final = {}
+    for name in A.watch:
+        for j, term in enumerate(m.ex.gains(name)):
+            if not _const(term):
+                b = m.bounds(term)
+                if b is not None:
+                    final[(name, j)] = b
+    by_cell: dict = {}
+    for name, cell, gain, cond in m.ex.writes:
+        by_cell.setdefault((name, cell), []).append((gain, cond))
+    writes: dict = {}
+    for key, items in by_cell.items():      # each cell's writes at once: ``which`` tells the write
+        which = z3.Int(f"write!{key[0]}!{key[1]}")
+        at = items[-1][0]
+        for i in range(len(items) - 2, -1, -1):
+            at = z3.If(which == i, _as_int(items[i][0]), _as_int(at))
+        happens = all_of([which >= 0, which < len(items),
+                          any_of(land(which == i, c) for i, (_, c) in enumerate(items))])
+        b = m.bounds(at, happens)
+        if b is not None:
+            writes[key] = b
+    return final, writes
+
+
+def _as_int(x):
+    return z3.IntVal(x) if isinstance(x, int) and not isinstance(x, bool) else x
+
+
+def gains_possible(A, w, stmts, gains: tuple) -> bool | None:
+    """Whether a deal whose end block ``stmts`` runs from ``w`` can end with the per-deal gains ``gains``
+    (the abstraction's, per watched variable a tuple of abstract ints): False when z3 shows it cannot."""
+    if not A.watch:
+        return None
+    m = block_model(A, w, stmts)
+    if m is None:
+        return None
+    conds = [_in_value(m.deal_gains[name][j], want) for k, name in enumerate(A.watch)
+             for j, want in enumerate(gains[k])]
+    return m.possible(all_of(conds))
+
+
+def total_gain_bounds(A, w, stmts, var: str):
+    """``(lo, hi)`` of what the deal adds to ``total(var)`` (so far, and in block ``stmts`` from ``w``)."""
+    m = block_model(A, w, stmts)
+    return None if m is None else m.bounds(total(m.deal_gains[var]))
+
+
+def block_changes_total(A, w, stmts, var: str) -> bool | None:
+    """Whether block ``stmts`` run from ``w`` can change ``total(var)``: False when z3 shows it cannot."""
+    m = block_model(A, w, stmts)
+    if m is None:
+        return None
+    S = m.ex.S
+    return m.possible(lnot(eq(total(S.vars[var]), total(S.initial[var]))))
+
+
+class _BoundEvaluator(Evaluator):
+    """A deal bound's expression over a deal's gains (``gain(points[p])``, ``gain(total(points))``)."""
+
+    def __init__(self, S: SymbolicState, gains: dict):
+        super().__init__(S)
+        self.gains = gains
+
+    def call(self, e: ir.Call, env, guard):
+        if e.fn != "gain":
+            return super().call(e, env, guard)
+        inner = e.args[0]
+        if isinstance(inner, ir.Index) and isinstance(inner.base, ir.VarRef) and inner.base.name in self.gains:
+            row = self.gains[inner.base.name]
+            i = self.expr(inner.index, env, guard)
+            return cases(i, range(len(row)), lambda k: row[k])
+        if isinstance(inner, ir.VarRef) and inner.name in self.gains and len(self.gains[inner.name]) == 1:
+            return self.gains[inner.name][0]
+        if isinstance(inner, ir.Call) and inner.fn == "total" and inner.args[0].name in self.gains:
+            return total(self.gains[inner.args[0].name])
+        raise NotEncodable("a gain the exploration does not watch")
+
+
+
+def deal_bound_can_fail(A, w, stmts, expr: ir.Expr, local: str | None = "p") -> bool | None:
+    """Whether the per-deal bound ``expr`` can fail for a deal that ends through block ``stmts`` run from
+    ``w``: False when z3 shows it cannot, in any concrete state ``w`` stands for; None when not decided."""
+    m = block_model(A, w, stmts)
+    if m is None:
+        return None
+    ev = _BoundEvaluator(m.ex.S, m.deal_gains)
+    width = max((len(r) for r in m.deal_gains.values()), default=m.ex.S.n)
+    try:
+        fails = any_of(lnot(ev.expr(expr, {local: p} if local else {})) for p in range(max(width, 1)))
+    except NotEncodable:
+        return None
+    return m.possible(fails)
+
+
+def table_in_blocks(A, end_blocks, table: str) -> tuple | None:
+    """The checks of scoring table ``table`` over the deal-end blocks ``end_blocks`` (``[(start state,
+    block)]``) that score it: ``(blocks checked, overlaps, gaps)``, each overlap ``(row, row)`` and each gap
+    ``()`` where z3 finds one possible; None when a block is not followed or z3 gives up."""
+    checked, overlaps, gaps = 0, [], []
+    done = set()
+    for start, block in end_blocks:
+        key = (_memo_key(A, start, block), start.gains)
+        if key in done:
+            continue
+        done.add(key)
+        m = block_model(A, start, block, keep=False)
+        if m is None:
+            return None
+        scored = [(cond, fired) for t, cond, fired in m.ex.scores if t == table]
+        if not scored:
+            continue
+        checked += 1
+        for cond, fired in scored:
+            for i in range(len(fired)):
+                for j in range(i + 1, len(fired)):
+                    got = m.possible(land(fired[i][1], fired[j][1]))
+                    if got is None:
+                        return None
+                    if got and (fired[i][0], fired[j][0]) not in overlaps:
+                        overlaps.append((fired[i][0], fired[j][0]))
+            got = m.possible(land(cond, lnot(any_of(f for _, f in fired))))
+            if got is None:
+                return None
+            if got and () not in gaps:
+                gaps.append(())
+    return checked, overlaps, gaps
+
+
+# -- invariants ------------------------------------------------------------------------------------------------
+def invariant_can_fail(A, w, expr: ir.Expr, phase=None) -> bool | None:
+    """Whether invariant ``expr`` (``p`` every player) can fail, or raise a rule error, in a concrete state
+    abstract state ``w`` stands for, its frozen variables holding what play entered ``phase`` with (``w``'s
+    phase, or the one the match ended in): False when z3 shows it cannot; None when not decided."""
+    S = with_entries(from_abstract(A, w), A, phase)
+    ev = Evaluator(S)
+    try:
+        fails = any_of(lnot(ev.expr(expr, {"p": p})) for p in range(S.n))
+    except NotEncodable:
+        return None
+    fails = lor(fails, any_of(c for c, _ in ev.errors))
+    return possible(solver(S, A.rlimit), fails)
