@@ -56,6 +56,12 @@ CASES = [
                           "leader_capped"), False,
      {"nobody_scores": "refuted", "never_loses": "proved", "capped_if_scoring": "proved", "double_under_seven": "proved",
       "leader_rises": "not proved", "leader_capped": "not refuted"}),
+    # added with the deal-start bounds of the match variables (issue 10): what they prove, and what they must
+    # not hide
+    ("games_reset", None, True, {"game_won_complete": "proved", "builtin:table:game_won": "proved",
+                                 "builtin:no_rule_error": "proved", "builtin:no_trap": "proved"}),
+    ("games_reset_faults", None, True, {"game_won_complete": "refuted", "builtin:table:game_won": "refuted",
+                                        "builtin:no_rule_error": "refuted"}),
 ]
 
 

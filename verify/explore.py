@@ -68,6 +68,8 @@ class Explored:
     # an edge that ends a deal through one names it by its index ('end_block' in the edge data)
     end_blocks: list = field(default_factory=list)
     ruled_out: int = 0   # edges to rule errors that z3 showed impossible
+    # bounds of the match variables proved at every deal start (see match_invariant), or None
+    match_bounds: dict | None = None
 
     @property
     def transitions(self) -> int:
@@ -199,6 +201,27 @@ class Explorer:
             out.append((c, kind))
         return out
 
+    def _match_bounds(self, ex: "Explored") -> None:
+        """Prove bounds of the match variables at deal starts (:mod:`.match_invariant`) over every state a
+        deal-end block starts in, and assume them in the block models from here on (``A.match_bounds``)."""
+        from . import match_invariant, smt_refine
+        A = self.A
+        A.match_bounds = None
+        if not match_invariant.applies(A):
+            return
+        models, seen = [], set()
+        for start, block in ex.end_blocks:
+            key = (smt_refine._memo_key(A, start, block), start.gains)
+            if key not in seen:
+                seen.add(key)
+                models.append(smt_refine.block_model(A, start, block))
+        got = match_invariant.deal_start_bounds(A, models)
+        if got:
+            A.match_bounds = got
+            for m in {id(m): m for m in models}.values():
+                m.solver.add(match_invariant.assumption(A, m.ex.S))
+        ex.match_bounds = got
+
     def _refine_deal_ends(self, ex: "Explored") -> None:
         """Once the graph is complete (the values recorded on entering phases with frozen variables are all
         known), follow each deal-end block by z3 (:mod:`.smt_refine`) from the state where it starts, and narrow
@@ -216,6 +239,7 @@ class Explorer:
         if not ex.end_blocks:
             return
         errors, bounds = {}, {}
+        self._match_bounds(ex)
 
         def errors_of(sid):
             if sid not in errors:

@@ -23,12 +23,15 @@ def choose_random(rng):
     return policy
 
 
-def play_match(game, policy, on_state=None, max_steps: int = MAX_MATCH_STEPS):
+def play_match(game, policy, on_state=None, max_steps: int = MAX_MATCH_STEPS, before_step=None):
     """One match: ``policy(state, options, is_chance) -> option`` picks every chance outcome and action;
-    ``on_state(state, steps) -> bool`` is called at the start and after every step (True stops the match).
+    ``on_state(state, steps) -> bool`` is called at the start and after every step (True stops the match);
+    ``before_step()``, when given, just before each step is applied.
     Returns ``(steps, final state, rule error text or None)``; a rule error ends the match."""
     st = game.new_initial_state()
     steps: list[dict] = []
+    if before_step is not None:
+        before_step()
     if on_state is not None and on_state(st, steps):
         return steps, st, None
     while not st.is_terminal() and len(steps) < max_steps:
@@ -42,6 +45,8 @@ def play_match(game, policy, on_state=None, max_steps: int = MAX_MATCH_STEPS):
             return steps, st, str(exc)
         p = st.current_player()
         steps.append({"player": p if p >= 0 else -1, "action": a, "text": st.action_to_string(a)})
+        if before_step is not None:
+            before_step()
         try:
             st.apply_action(a)
         except RuleError as exc:
@@ -138,12 +143,13 @@ def distances_to(ex, targets) -> dict:
     return dist
 
 
-def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon: float = 0.15):
+def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon: float = 0.15, before_step=None):
     """Seeded engine matches steered toward the abstract ``targets``: at every decision and chance node the
     option whose next state at rest maps (:mod:`.alpha`) closest to a target in the abstract graph is
     preferred (ties, and a share ``epsilon`` of the choices, at random).  ``steps`` bounds the engine steps,
     the options weighed included.  Returns a :class:`Realization` of the first state where ``found(state)``
-    holds, or None."""
+    holds, or None.  ``before_step()``, when given, is called just before every step applied (the options
+    weighed included): a ``found`` that watches what a step does (the rows a scoring fires) starts afresh."""
     from .alpha import Coverage, alpha
     dist = distances_to(ex, targets)
     if not dist:
@@ -182,6 +188,8 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
             used[0] += len(pool)
             for a in pool:
                 nxt = st.clone()
+                if before_step is not None:
+                    before_step()
                 try:
                     nxt.apply_action(a)
                 except RuleError:
@@ -207,7 +215,7 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
                 return True
             return False
 
-        played, _, _ = play_match(V.game, make(sub), on_state, max_steps=MAX_MATCH_STEPS)
+        played, _, _ = play_match(V.game, make(sub), on_state, max_steps=MAX_MATCH_STEPS, before_step=before_step)
         used[0] += len(played) + 1
         if hit:
             trail, st = hit["at"]

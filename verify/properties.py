@@ -671,7 +671,9 @@ def _steer_score(V, A, ex, table, check_rows, rows):
         return st
     V.game.new_initial_state = new_state
     try:
-        return steered_search(V, ex, A, targets, found, V.budget.search_steps)
+        # the rows fired by the step just applied, not those of an option weighed before it or of a step that
+        # raised a rule error (a replay would not show them)
+        return steered_search(V, ex, A, targets, found, V.budget.search_steps, before_step=fired.clear)
     finally:
         V.game.new_initial_state = orig
 

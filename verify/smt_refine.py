@@ -286,6 +286,10 @@ class BlockModel:
             before = [_abstract_value(S, x, ir.INT, f"gain_{name}[{j}]") for j, x in enumerate(w.gains[k])]
             self.deal_gains[name] = [_arith("+", a, b) for a, b in zip(before, self.ex.gains(name))]
         self.solver = solver(S, A.rlimit)
+        from .match_invariant import assumption
+        start = assumption(A, S)
+        if start is not None:
+            self.solver.add(start)      # proved to hold wherever such a block starts
 
     def possible(self, cond) -> bool | None:
         return possible(self.solver, cond)
