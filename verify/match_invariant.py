@@ -34,7 +34,7 @@ import z3
 
 from atout.compiler import ir
 
-from .symbolic import Evaluator, NotEncodable, any_of, as_bool, land, lnot
+from .symbolic import Evaluator, NotEncodable, any_of, as_bool, land, lnot, solver
 
 
 def applies(A) -> bool:
@@ -199,13 +199,13 @@ def deal_start_bounds(A, models: list) -> dict | None:
             over = Evaluator(S).expr(g.match.ends_when, {})
         except NotEncodable:
             over = False
-        prepared.append((m, S, land(lnot(any_of(c for c, _ in m.ex.errors)), lnot(over))))
+        # a solver of its own: the model's (kept for the checks that follow) is left as it was
+        prepared.append((solver(S, A.rlimit), S, land(lnot(any_of(c for c, _ in m.ex.errors)), lnot(over))))
     changed = True
     while changed:
         changed = False
         before = dict(bound)
-        for m, S, stays in prepared:
-            s = m.solver
+        for s, S, stays in prepared:
             s.push()
             try:
                 for key, b in before.items():
