@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import functools
 import os
 import random
 
@@ -26,6 +27,7 @@ GAMES_RESET = os.path.join(ROOT, "tests", "fixtures", "audit", "games_reset.atou
 WHIST = os.path.join(ROOT, "rules", "whist.atout")
 
 
+@functools.lru_cache(maxsize=None)
 def _bounds(path):
     game = Game(compile_file(path))
     ex, A, err = Verifier(game).exploration(Spec(precise=True, blind=True))

@@ -75,6 +75,8 @@ def applies(A) -> bool:
 
 SMALL_RANGE = 16    # an int match variable with at most this many values: every value is a threshold
 PARTITION = 8       # ... with at most this many: the bounds of the others are also kept per value of it
+MAX_CANDIDATES = 256   # candidate bounds at most (the per-value cases past it are not tried)
+MAX_CHECKS = 6000      # z3 checks at most in the fixpoint; past them no bound is claimed (a count, not a clock)
 
 
 def thresholds(g: ir.Game, var: ir.Var) -> list:
@@ -154,6 +156,8 @@ def candidates(g: ir.Game, n: int) -> dict:
         for var, i in cells:
             if var is y or not (j is None or i == j):
                 continue
+            if len(out) + hi - lo + 1 > MAX_CANDIDATES:
+                return out
             for k in range(lo, hi + 1):
                 out[((var.name, i), ((y.name, j), k))] = \
                     (var.init.value, var.init.value) if y.init.value == k else BOTTOM
@@ -201,6 +205,7 @@ def deal_start_bounds(A, models: list) -> dict | None:
             over = False
         # a solver of its own: the model's (kept for the checks that follow) is left as it was
         prepared.append((solver(S, A.rlimit), S, land(lnot(any_of(c for c, _ in m.ex.errors)), lnot(over))))
+    checks = 0
     changed = True
     while changed:
         changed = False
@@ -219,6 +224,9 @@ def deal_start_bounds(A, models: list) -> dict | None:
                         b = bound[key]
                         if b == (None, None):
                             break
+                        checks += 1
+                        if checks > MAX_CHECKS:
+                            return None
                         r = s.check(z3.Not(_holds(S.vars, key, b)))
                         if r == z3.unsat:
                             break
