@@ -9,7 +9,8 @@ statements after the deal from the abstract state where they start keeps it.  He
   constraint (what soundness asks);
 * the rules, by hand: the four honours are split between the two sides, so ``held[0] + held[1] <= 4``
   follows from the constraint, which still allows every split of them;
-* the verdicts: Whist's ``honours_split`` and ``deal_score_bound`` proved;
+* the verdicts: Whist's ``honours_split`` and ``deal_score_bound`` proved, and its two tables whose rows
+  seemed to overlap refuted by their true gap (a concrete replay);
 * the fallback: a ``goto`` into the phase that is not the end of a top-level block gives no relation.
 """
 from __future__ import annotations
@@ -123,3 +124,15 @@ def test_a_goto_inside_an_if_gives_no_relation():
     assert phase == "play" and len(suffix) == 3 and start == len(block) - 4
     assert not smt_refine.entry_suffixes(plain, {"play": ("scored",)})    # the suffix does not set it
 
+
+def test_whist_tables_show_their_true_gap():
+    """With the split of the honours known, z3 over the deal-end blocks rules out the overlaps the outcomes
+    showed (both sides with four honours; both with a game): what is left is the tables' true gap (no row
+    applies with honours split 2-2, or with no game won), which the engine replays."""
+    from atout.verify.properties import table_result
+    game = Game(compile_file(WHIST))
+    V = Verifier(game)
+    for t in ("honour_points", "game_won"):
+        r = table_result(V, f"builtin:table:{t}", "complete", V.g.table(t))
+        assert r.verdict == "refuted" and "no row applies" in r.method, (t, r.verdict, r.method)
+        assert r.counterexample is not None
