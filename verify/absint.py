@@ -66,6 +66,9 @@ class Chooser:
         return k
 
 
+MAX_ENTRY_STARTS = 64   # distinct states an entry suffix starts in, beyond which its phase gets no relation
+
+
 class Abstraction(AbstractEvaluator):
     """The abstract semantics of one compiled game (the context every :class:`AbstractState` shares).
 
@@ -111,6 +114,13 @@ class Abstraction(AbstractEvaluator):
         self.frozen = {ph: tuple(sorted(names)) for ph, names in self.live.frozen.items()}
         self.companions = {ph: tuple(sorted(names)) for ph, names in self.live.companions.items()}
         self.entries: dict = {ph: {} for ph in self.frozen}
+        # the blocks whose last statements set the frozen variables before a goto into their phase, the
+        # abstract states where those statements start, per phase, and the phases where one could not be kept
+        # (.smt_refine.entry_relation)
+        from .smt_refine import entry_suffixes
+        self.entry_blocks = entry_suffixes(self.g, self.frozen)
+        self.entry_starts: dict = {ph: {} for ph in {b[3] for b in self.entry_blocks.values()}}
+        self.entry_broken: set = set()
         self.literals = card_literals(self.g)
         self.symmetric = self._is_suit_symmetric()
         self.rotational = self._is_rotation_symmetric()
@@ -327,6 +337,24 @@ class Abstraction(AbstractEvaluator):
         """``w`` (not yet forgotten) has just entered a phase with frozen variables: keep their values."""
         names = self.frozen[w.phase] + self.companions[w.phase]
         self.entries[w.phase].setdefault(tuple(w.vars[n] for n in names), None)
+
+    def record_entry_start(self, w: "AbstractState") -> None:
+        """``w``, its next statement the start of an entry suffix (:attr:`entry_blocks`; no draw pending),
+        keeps the state for z3 (one per part of it the suffix reads).  A suffix started inside another
+        block or with local names cannot be run from the state alone: its phase gets no entry relation."""
+        body, start, suffix, phase = self.entry_blocks[id(w.frames[-1][0])]
+        if len(w.frames) != 1 or w.frames[0][2] or w.frames[0][3] is not None:
+            self.entry_broken.add(phase)
+            return
+        from .smt_refine import _memo_key
+        # what the suffix reads, and what it may leave as it was: the frozen variables, the dealer, the deal
+        key = (_memo_key(self, w, suffix), tuple(w.vars[n] for n in self.frozen[phase]), w.dealer, w.deal_number)
+        starts = self.entry_starts[phase]
+        if key not in starts:
+            if len(starts) >= MAX_ENTRY_STARTS:
+                self.entry_broken.add(phase)      # z3 would run the suffix too many times: no relation
+                return
+            starts[key] = (w.clone(), suffix)
 
     def dead_value(self, v: ir.Var):
         """The canonical value of a variable nothing reads any more."""

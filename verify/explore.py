@@ -362,6 +362,9 @@ class Explorer:
                 nexts = self.fork(s, AbstractState.resolve_chance)
             elif s.frames:
                 top = s.frames[-1]
+                at = A.entry_blocks.get(id(top[0])) if A.entry_blocks else None
+                if at is not None and top[1] == at[1]:
+                    A.record_entry_start(s)     # an entry suffix starts: z3 runs it once the graph is complete
                 if top[1] == 0 and self.summaries and s is not self._summary_root and id(top[0]) in A.then_blocks:
                     out.extend(self._summary(s, src_key, move))
                     continue

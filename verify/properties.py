@@ -580,6 +580,10 @@ def _table_result_on(V: Verifier, name: str, kind: str, table: ir.Table, spec: S
                           f"SMT (z3): in each of the {got[0]} distinct deal-end blocks that score '{table.name}' "
                           f"({size_note(ex, A)}), followed from every state it starts in, exactly one of the "
                           f"{len(table.rows)} rows applies (no overlap, no gap)")
+        if got is not None and got[0] and not got[1] and overlaps:
+            # the blocks rule every overlap out (the outcomes lose what they need): search for the gap
+            gaps = gaps or [((), f"in a deal-end block, z3 over the {got[0]} that score it")]
+            overlaps = []
     if not final:
         return Result(name, kind, "unknown", f"z3 finds an overlap or a gap among the outcomes of the abstraction "
                                              f"({size_note(ex, A)})")

@@ -189,9 +189,136 @@ def with_entries(S: SymbolicState, A, phase) -> SymbolicState:
         S.vars[n] = S.initial[n] = cells
     cache = A.__dict__.setdefault("_entry_constraints", {})
     if phase not in cache:
-        cache[phase] = as_bool(entry_constraint(S, names, list(A.entries[phase])))
+        cache[phase] = as_bool(land(entry_constraint(S, names, list(A.entries[phase])),
+                                    entry_relation(A, phase, {n: S.vars[n] for n in names})))
     S.constraints.append(cache[phase])
     return S
+
+
+# -- phase-entry relations ------------------------------------------------------------------------------------
+# The valuations recorded on entering a phase keep each frozen variable's abstract value alone: a relation the
+# statements that set them keep (Whist: the four trump honours held by the two sides add up to at most 4) is
+# lost.  Where every way into the phase is a ``goto`` ending a top-level block whose last statements z3 can
+# follow (the *entry suffix*: after Whist's ``deal``, the count of each side's honours), the explorer keeps
+# the abstract states where a suffix starts (:meth:`.absint.Abstraction.record_entry_start`), and z3 runs
+# the suffix from each: the octagon of the frozen variables' values it allows (bounds of each cell, of the
+# sum and the difference of every two cells), hulled over those states, holds at every concrete entry.
+
+def entry_suffixes(g: ir.Game, frozen: dict) -> dict:
+    """``{id(block): (block, start, suffix, phase)}``: for each phase of ``frozen`` (``phase -> names``)
+    whose every entry is a ``goto phase`` ending a top-level block (an auto phase's body or an action's
+    effects; not the phase a deal starts in), the blocks with such a ``goto`` and their entry suffix
+    ``block[start:-1]``: the longest run of statements before the ``goto`` that z3 follows
+    (:func:`.symbolic.encodable`), which must write one of the phase's frozen variables.  A phase with an
+    entry elsewhere (a nested ``goto``, the deal's first phase) or a suffix that writes none of them has no
+    entry relation."""
+    from .liveness import phase_stmts, walk
+    tops = [ph.body for ph in g.phases if ph.kind == "auto"] + [a.body for ph in g.phases for a in ph.actions]
+    gotos: dict = {}
+    for ph in g.phases:
+        for s in phase_stmts(g, ph):
+            if isinstance(s, ir.Goto):
+                gotos[id(s)] = s
+    out = {}
+    for phase, names in frozen.items():
+        if phase == g.match.start:
+            continue
+        sites = {i for i, s in gotos.items() if s.phase == phase}
+        found = {}
+        for b in tops:
+            if b and isinstance(b[-1], ir.Goto) and b[-1].phase == phase:
+                start = len(b) - 1
+                while start > 0 and encodable(b[start - 1:start]):
+                    start -= 1
+                suffix = tuple(b[start:-1])
+                if not any(isinstance(s, ir.Assign) and s.var in names for s in walk(suffix)):
+                    found = None
+                    break
+                found[id(b)] = (b, start, suffix, phase)
+                sites.discard(id(b[-1]))
+        if found and not sites:
+            out.update(found)
+    return out
+
+
+def _suffix_octagon(A, w, suffix, names) -> list | None | bool:
+    """The bounds z3 finds, when entry suffix ``suffix`` run from abstract state ``w`` goes on to its
+    ``goto``, of the int cells of variables ``names`` and of the sum and the difference of every two: a list
+    of ``(lo, hi)`` (None: unbounded or not decided) in the order of :func:`_octagon_terms`; False when the
+    suffix cannot go on from ``w``; None when it is not followed."""
+    def run(classes):
+        S = from_abstract(A, w)
+        if classes is not None:
+            S.use_classes(classes)
+        ex = Execution(S, range_errors=A.range_errors)
+        return S, ex.run(suffix)
+    try:
+        S, cont = run(None)
+        if S._loc is not None:
+            try:
+                S, cont = run(classes_from(S))
+            except NotEncodable:
+                pass
+    except NotEncodable:
+        return None
+    cells = [x for n in names for x in (S.vars[n] if isinstance(S.vars[n], list) else [S.vars[n]])]
+    s = solver(S, A.rlimit)
+    out = []
+    for t in _octagon_terms(cells):
+        b = bounds(s, t, cont)
+        if b is None:
+            return False
+        out.append(b)
+    return out
+
+
+def _octagon_terms(cells) -> list:
+    """Each cell, then the sum and the difference of every two cells."""
+    xs = [_num(as_term(x)) for x in cells]
+    out = list(xs)
+    for i in range(len(xs)):
+        for j in range(i + 1, len(xs)):
+            out += [xs[i] + xs[j], xs[i] - xs[j]]
+    return out
+
+
+def entry_relation(A, phase, cells: dict):
+    """What z3 shows of the frozen variables of ``phase`` on entering it, over every entry suffix started in
+    the exploration (:func:`entry_suffixes`): the hull of the octagons :func:`_suffix_octagon` finds, as a
+    constraint on ``cells`` (``name -> z3 term or list of them``, the entry's values).  It holds at every
+    concrete entry: each runs one suffix from a concrete state one of the recorded abstract states stands for.
+    True (nothing known) when the phase has no entry relation, a start could not be recorded or a suffix
+    is not followed."""
+    starts = getattr(A, "entry_starts", {}).get(phase)
+    if not starts or phase in A.entry_broken:
+        return True
+    written = set()
+    for _, _, suffix, ph in A.entry_blocks.values():
+        if ph == phase:
+            written |= {s.var for s in ir.walk_stmts(suffix) if isinstance(s, ir.Assign)}
+    names = [n for n in A.frozen[phase] if n in written and A.var_types[n].type.kind == "int"]
+    if not names:
+        return True
+    hull = None
+    for w, suffix in starts.values():
+        got = _suffix_octagon(A, w, suffix, names)
+        if got is None:
+            return True
+        if got is False:
+            continue
+        hull = got if hull is None else [
+            (None if a[0] is None or b[0] is None else min(a[0], b[0]),
+             None if a[1] is None or b[1] is None else max(a[1], b[1])) for a, b in zip(hull, got)]
+    if hull is None:
+        return False           # no entry goes on to the phase
+    terms = _octagon_terms([x for n in names for x in (cells[n] if isinstance(cells[n], list) else [cells[n]])])
+    out = []
+    for t, (lo, hi) in zip(terms, hull):
+        if lo is not None:
+            out.append(t >= lo)
+        if hi is not None:
+            out.append(t <= hi)
+    return all_of(out)
 
 
 def _named(S: SymbolicState, t: ir.Type, label: str):
