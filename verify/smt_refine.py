@@ -23,7 +23,7 @@ import z3
 from atout.compiler import ir
 
 from .symbolic import (Evaluator, Execution, NotEncodable, SymbolicState, _abstract_value, _arith, _compare,
-                       _const, _type_bounds, all_of, any_of, as_bool, bounds, cases, classes_from, encodable, eq,
+                       _const, all_of, any_of, as_bool, bounds, cases, classes_from, encodable, eq,
                        from_abstract, land, lnot, lor, possible, solver, total)
 from .values import ANON, Interval, is_top
 
@@ -180,9 +180,9 @@ def with_entries(S: SymbolicState, A, phase) -> SymbolicState:
         decl = S.game.var_decl[n]
         cur = S.vars[n]
         if isinstance(cur, list):
-            cells = [_named(S, decl.type, f"{n}[{i}]@{phase}") for i in range(len(cur))]
+            cells = [S.named(decl.type, f"{n}[{i}]@{phase}") for i in range(len(cur))]
         else:
-            cells = _named(S, decl.type, f"{n}@{phase}")
+            cells = S.named(decl.type, f"{n}@{phase}")
         if n not in frozen:      # a companion keeps the value the state gives it
             S.constraints.append(as_bool(all_of(eq(a, b) for a, b in zip(cells, cur)) if isinstance(cur, list)
                                          else eq(cells, cur)))
@@ -319,19 +319,6 @@ def entry_relation(A, phase, cells: dict):
         if hi is not None:
             out.append(t <= hi)
     return all_of(out)
-
-
-def _named(S: SymbolicState, t: ir.Type, label: str):
-    """A z3 constant named ``label`` for any value of type ``t``."""
-    if t.kind == "bool":
-        return z3.Bool(label)
-    x = z3.Int(label)
-    lo, hi = _type_bounds(S.game, t)
-    if lo is not None:
-        S.constraints.append(x >= lo)
-    if hi is not None:
-        S.constraints.append(x <= hi)
-    return x
 
 
 

@@ -201,7 +201,11 @@ class SymbolicState:
     def fresh(self, t: ir.Type, name: str = "v"):
         """A z3 constant for any value of type ``t`` (its declared range for an int)."""
         self._fresh += 1
-        label = f"{name}!{self._fresh}"
+        return self.named(t, f"{name}!{self._fresh}")
+
+    def named(self, t: ir.Type, label: str):
+        """The z3 constant named ``label`` for any value of type ``t`` (its declared range for an int, added
+        to the constraints): equal labels give the same constant."""
         if t.kind == "bool":
             return z3.Bool(label)
         x = z3.Int(label)
