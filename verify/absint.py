@@ -78,9 +78,15 @@ class Abstraction(AbstractEvaluator):
     """
 
     def __init__(self, game, track: tuple[int, ...] = (), watch: tuple[str, ...] = (), blur=(), props=None,
-                 range_errors: bool = False, rlimit: int = 20_000_000):
+                 range_errors: bool = False, rlimit: int = 20_000_000, coarse=(), assume_counters: bool = True):
         self.game = game          # engine Game (zone layout, deck facts)
         self.range_errors = range_errors
+        # deal variables read only as data (liveness.data_only_vars) forgotten at every rest, as dead ones are;
+        # the counters among them (see counters_of) may not leave their range on '+=': proved over the graph
+        # once it is complete (explore.Explorer._check_counters), or the exploration stops
+        self.coarse = frozenset(coarse)
+        self.counters = counters_of(game.ir, self.coarse) if assume_counters else frozenset()
+        self.counter_names = tuple(sorted(self.counters))
         self.rlimit = rlimit      # z3's resource limit for the queries of the symbolic refinements (.smt_refine)
         self.g = game.ir
         self.track = tuple(track)
@@ -145,6 +151,7 @@ class Abstraction(AbstractEvaluator):
         self.score_outcomes: dict[str, dict] = {}  # table -> abstract valuations at 'score' (insertion-ordered)
         self.match_range_writes: list = []   # (source key, var, index, gain so far) of writes to ranged match vars
         self.write_blocks: dict = {}         # index in match_range_writes -> the deal-end block it was made in
+        self.counter_unbounded: set = set()  # counters raised or set by a value with no upper bound
 
         # trick phases whose 'then' block surely leaves the phase: id of the block -> the trick fields nothing
         # reads from there on (see forget_after_tricks)
@@ -320,8 +327,9 @@ class Abstraction(AbstractEvaluator):
             elif slot.name in self.blur and sizes[i] >= 0:
                 sizes[i] = UNKNOWN
         live_vars = L.vars[w.phase]
+        coarse = self.coarse
         for v in self.g.vars:
-            if v.scope == "deal" and v.name not in live_vars:
+            if v.scope == "deal" and (v.name not in live_vars or v.name in coarse):
                 w.vars[v.name] = self.dead_value(v)
         if self.track:
             live = self._live_cards(w)
@@ -432,6 +440,29 @@ def _one_deal(game, rlimit: int) -> bool:
         return False
 
 
+NO_COUNT = (0, None, None, 0)   # a counter untouched by the move in progress (see AbstractState._count)
+
+
+def counters_of(g: ir.Game, names) -> frozenset:
+    """The counters among the variables ``names``: scalar int deal variables with a declared range that are
+    only ever set by ``=`` or raised by ``+=`` of a constant >= 0, so that on any path their value is the
+    last value set plus what was added since (how Explorer._check_counters bounds them)."""
+    out = set()
+    writes: dict = {}
+    for s in ir.all_stmts(g):
+        if isinstance(s, ir.ASSIGNS):
+            writes.setdefault(s.var, []).append(s)
+    for v in g.vars:
+        if v.name not in names or v.per is not None or v.type.kind != "int" or v.type.high is None:
+            continue
+        ok = all(isinstance(s, ir.Assign) and s.index is None and
+                 (s.op == "=" or s.op == "+=" and isinstance(s.value, ir.Const) and
+                  isinstance(s.value.value, int) and s.value.value >= 0) for s in writes.get(v.name, ()))
+        if ok:
+            out.add(v.name)
+    return frozenset(out)
+
+
 def _reads_locals(e) -> bool:
     from .liveness import subexprs
     return any(isinstance(x, ir.Local) for x in subexprs(e))
@@ -491,6 +522,8 @@ class AbstractState(Machine):
         self.events = []
         self.chooser = None
         self.pins = None             # while legal moves are computed: closed subexpressions' chosen values
+        # per counter of a coarse abstraction, what the move in progress did to it (see _count)
+        self.ctr = (NO_COUNT,) * len(A.counter_names) if A.counter_names else None
         for v in A.g.vars:
             self.vars[v.name] = A.dead_value(v) if v.scope == "deal" else self._match_top(v)
 
@@ -530,7 +563,7 @@ class AbstractState(Machine):
         """The state with its effects in progress (frames, pending draws), to merge equal intermediate states."""
         frames = tuple((id(f[0]), f[1], tuple(sorted(f[2].items())), f[3]) for f in self.frames)
         return (self.key(), frames, tuple(self.pending), self.dirty, self.ends_touched, self.terminal,
-                self.deal_open, self.end_gains)
+                self.deal_open, self.end_gains, self.ctr)
 
     def legal_moves(self) -> dict:
         """The machine's legal moves, every closed subexpression taking one value throughout (a case of the
@@ -626,6 +659,10 @@ class AbstractState(Machine):
 
     def out_of_range(self, var: ir.Var, value, op: str) -> bool:
         lo, hi = var.type.low, var.type.high
+        if op == "+=" and var.name in self.A.counters:
+            # a counter of a coarse abstraction (forgotten, so any value of its range here): that no '+='
+            # takes it past its range is proved once the graph is complete (Explorer._check_counters)
+            return False
         if var.scope == "match" and op != "=" and not self.A.range_errors:
             # the old value is unknown here (match variables are forgotten): the range is proved separately,
             # from the per-deal gains recorded at each such write (verify/match_ranges.py); when it is not,
@@ -659,6 +696,8 @@ class AbstractState(Machine):
                 row[j] = add(row[j], delta)
             gains[k] = tuple(row)
             self.gains = tuple(gains)
+        if self.ctr is not None and name in A.counters:
+            self._count(name, op, value if op == "=" else operand)
         if var.scope == "match":
             if var.type.kind == "int" and var.type.low is not None and op != "=":
                 A.match_range_writes.append((A.current, name, i, self.gains[A.watch.index(name)]
@@ -675,12 +714,42 @@ class AbstractState(Machine):
             row[i] = value
             self.vars[name] = tuple(row)
 
+    def _count(self, name: str, op: str, value) -> None:
+        """Record a write to a counter in :attr:`ctr`: per counter ``(pre, inner, reset, post)``, the sum added
+        before the move's first reset, the highest value between two resets, the value of the last reset
+        (None: none yet) and the sum added since.  ``value``: the operand of ``+=``, the value of ``=``."""
+        k = self.A.counter_names.index(name)
+        pre, inner, reset, post = self.ctr[k]
+        hi = value.hi if isinstance(value, Interval) else value
+        if not isinstance(hi, int) or isinstance(hi, bool):
+            hi = None
+        if op == "+=":
+            if hi is None:
+                self.A.counter_unbounded.add(name)
+                hi = 0
+            if reset is None:
+                pre += hi
+            else:
+                post += hi
+        else:
+            if hi is None:
+                self.A.counter_unbounded.add(name)
+                hi = 0
+            if reset is not None:
+                inner = max(inner, reset + post)
+            reset, post = hi, 0
+        ctr = list(self.ctr)
+        ctr[k] = (pre, inner, reset, post)
+        self.ctr = tuple(ctr)
+
     def init_var(self, v: ir.Var) -> None:
         A = self.A
         if v.scope == "match":
             val = A.top_of(v.type)
         else:
             val = A.widen_var(v.name, self.ev(v.init, {}))
+            if self.ctr is not None and v.name in A.counters:
+                self._count(v.name, "=", val)
         if v.per == "player":
             self.vars[v.name] = (val,) * A.n
         elif v.per == "side":

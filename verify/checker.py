@@ -24,7 +24,7 @@ from atout.compiler import ir
 
 from .absint import Abstraction
 from .concretize import realize
-from .explore import ExplorationLimit, Explorer
+from .explore import COUNTER_NOTE, ExplorationLimit, Explorer, StateLimit
 
 
 @contextlib.contextmanager
@@ -126,7 +126,8 @@ class Budget:
     ``max_states``: abstract states per exploration; ``rlimit``: z3's resource limit per query (its own
     deterministic count of work); ``replays``: attempts to realise one abstract path concretely;
     ``search_steps``: engine steps of one concrete search for a counterexample (seeded matches, steered or
-    not); ``cross_check``: seeded engine
+    not); ``coarsen_at``: abstract states an exploration keeps the deal variables read only as data exactly
+    before it is run again with them forgotten (:meth:`Verifier._explore`); ``cross_check``: seeded engine
     matches replayed against the abstraction after verifying, ``cross_steps`` engine steps of them in all
     (the last match is cut there: long matches such as solo whist's would otherwise make the cross-check
     the bulk of a run); ``timeout``: a wall-clock safety in seconds
@@ -138,6 +139,7 @@ class Budget:
     cross_check: int = 24
     cross_steps: int = 12_000
     timeout: float | None = 600.0
+    coarsen_at: int = 100_000
     t0: float = field(default_factory=time.perf_counter)
 
     @property
@@ -209,6 +211,7 @@ class Verifier:
         self._explorations: dict = {}
         self._plan: dict = {}          # property name -> the key of the exploration it is decided on
         self._lemma = None
+        self._coarsened = False        # an exploration passed budget.coarsen_at: the data-only variables are forgotten
         self._keys: dict = {}          # Spec -> its exploration key (see _key)
         self.group_properties = True   # False: each property that keeps its reads gets its own exploration
         # whether the precise exploration will be run anyway (set by verify_game): card-blind requests share it
@@ -433,20 +436,56 @@ class Verifier:
         return group is not None and self._key(group)[0] == key
 
     def _explore(self, props, track, watch, blur, spec, planned):
+        """Explore; when the game has deal variables read only as data (:func:`.liveness.data_only_vars`) and
+        keeping them exactly passes ``budget.coarsen_at`` states, explore again with them forgotten (a coarser
+        over-approximation: every verdict on it holds in the game).  The counters among them may not leave
+        their range there, which the explorer then proves over the graph; where it cannot, the coarse
+        abstraction is explored once more with their writes allowed to fail (rule errors, which the built-in
+        check then has to decide).  Decided by counts of states, never by the clock."""
+        from .liveness import data_only_vars
+        coarse = data_only_vars(self.g)
+        at = self.budget.coarsen_at
+        args = (props, track, watch, blur, spec, planned)
+        if not coarse or self.budget.max_states <= at:
+            return self._explore_once(*args, self.budget.max_states)
+        if not self._coarsened:
+            got = self._explore_once(*args, at, coarsen=True)
+            if got is not None:
+                return got
+            # the later explorations of this game keep the same variables: they are forgotten from the start
+            self._coarsened = True
+        self.progress(f"more than {at} abstract states: forgetting {', '.join(sorted(coarse))} "
+                      f"(read only as data)")
+        got = self._explore_once(*args, self.budget.max_states, coarse)
+        if got[0] is None and got[2].startswith(COUNTER_NOTE):
+            self.progress("a counter may leave its range: exploring with its writes allowed to fail")
+            got = self._explore_once(*args, self.budget.max_states, coarse, counters=False)
+        return got
+
+    def _explore_once(self, props, track, watch, blur, spec, planned, max_states, coarse=(), coarsen=False,
+                      counters=True):
+        """One exploration (``coarse``: the deal variables forgotten at every rest; ``counters``: the counters
+        among them assumed in range, to be proved); with ``coarsen``, None when it passed ``max_states`` (the
+        caller explores a coarser abstraction)."""
         from .monitors import monitors_for
         A = Abstraction(self.game, track=track, watch=watch, blur=blur, props=props,
-                        range_errors=spec.range_errors, rlimit=self.budget.rlimit)
+                        range_errors=spec.range_errors, rlimit=self.budget.rlimit, coarse=coarse,
+                        assume_counters=counters)
         monitors = monitors_for(self, A, planned)
         what = f"tracking {len(track)} cards" if track else "card-blind"
         self.progress(f"exploring the abstraction ({what})")
         try:
             with without_cyclic_gc():
                 try:
-                    ex = Explorer(A, max_states=self.budget.max_states, deadline=self.budget.deadline,
+                    ex = Explorer(A, max_states=max_states, deadline=self.budget.deadline,
                                   monitors=list(monitors.values())).explore()
                 finally:
                     if _frozen[0]:    # before the collector is back on: it would traverse all of it once more
                         gc.freeze()   # the exploration lives on: later collections leave it alone (frozen_heap)
+        except StateLimit as exc:
+            if coarsen:
+                return None
+            return None, A, str(exc), monitors
         except ExplorationLimit as exc:
             return None, A, str(exc), monitors
         self.work["abstract_states"] += len(ex.states)

@@ -22,19 +22,25 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from atout.compiler import ir
 from atout.engine.evaluate import RuleError
 from atout.engine.machine import Machine
 
-from .absint import AbstractState, Abstraction, Chooser, Unsupported
+from .absint import NO_COUNT, AbstractState, Abstraction, Chooser, Unsupported
 from .values import DEAL_START, ERROR, MATCH_OVER, widen_gain
 
 MAX_STEP_STATES = 200_000   # intermediate states of one move before the abstraction gives up
 MAX_STRAIGHT = 20_000       # steps of one path without a branch or a rest: effects that may never end
+COUNTER_NOTE = "the counter"   # how the message of a counter that may leave its range starts (_check_counters)
 LOOP_ERROR = "effects may run without end, without a decision (a loop of automatic phases?)"
 
 
 class ExplorationLimit(Exception):
     """The exploration could not finish (too many states, an unsupported construct, the wall-clock safety)."""
+
+
+class StateLimit(ExplorationLimit):
+    """The exploration passed its budget of abstract states (``max_states``)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,8 @@ class Explored:
     ruled_out: int = 0   # edges to rule errors that z3 showed impossible
     # bounds of the match variables proved at every deal start (see match_invariant), or None
     match_bounds: dict | None = None
+    # the highest value of each counter of a coarse abstraction, proved over the graph (Explorer._check_counters)
+    counter_bounds: dict = field(default_factory=dict)
 
     @property
     def transitions(self) -> int:
@@ -207,8 +215,8 @@ class Explorer:
         from . import match_invariant, smt_refine
         A = self.A
         A.match_bounds = None
-        if not match_invariant.applies(A):
-            return
+        if A.one_deal or not match_invariant.applies(A):
+            return     # a match of one deal has one deal start, at the initial values: nothing to prove over deals
         models, seen = [], set()
         for start, block in ex.end_blocks:
             key = (smt_refine._memo_key(A, start, block), start.gains)
@@ -468,7 +476,7 @@ class Explorer:
                 ex.initial_rot[key] = rot
         while frontier:
             if len(states) > self.max_states:
-                raise ExplorationLimit(f"more than {self.max_states} abstract states (--max-states)")
+                raise StateLimit(f"more than {self.max_states} abstract states (--max-states)")
             if self.deadline is not None and time.perf_counter() > self.deadline:
                 raise ExplorationLimit("the wall-clock limit (--timeout) fired during exploration")
             key = frontier.pop()
@@ -503,12 +511,87 @@ class Explorer:
                     raise ExplorationLimit(f"the abstraction cannot model {exc}") from None
                 for st, kind in results:
                     self._edge(G, ex, key, move, st, kind, sure, states, frontier, seen_edges)
+        if A.counter_names:
+            ex.counter_bounds = self._check_counters(ex)
         self._refine_deal_ends(ex)
         ex.seconds = time.perf_counter() - t0
         ex.steps = self.steps
         ex._transitions = self.edges    # counted as they were added (networkx would walk every node)
         self._summaries = {}
         return ex
+
+    def _check_counters(self, ex: "Explored") -> dict:
+        """The highest value each counter of a coarse abstraction takes (``{name: int}``), or
+        :class:`ExplorationLimit` when one may leave its range.
+
+        The abstraction let ``+=`` on a counter never fail; this proves it.  On a path of the graph a counter's
+        value is the last value set plus the constants added since (:func:`.absint.counters_of`), and each
+        edge records what its move did (``ctr``: added before its first reset, the highest value between
+        resets, the last value set, added since).  A cycle of edges that add without a reset fails at once;
+        otherwise the highest value at each node is a longest path, computed component by component in
+        topological order (a worklist inside each, each value only rising), failing as soon as one passes
+        the range.  Every concrete run, up to its first write out of the range, is a path of the graph, so
+        it never makes one.  No clock and no sampling: the same graph gives the same answer."""
+        A = self.A
+        G = ex.graph
+        states = ex.states
+        out: dict = {}      # node -> [(successor or None when not a state, ctr)]
+        H = nx.DiGraph()
+        H.add_nodes_from(states)
+        for u in states:
+            row = out[u] = []
+            for v, keyed in G.adj[u].items():
+                inside = v in states
+                for d in keyed.values():
+                    ctr = d.get("ctr")
+                    if ctr is not None:
+                        row.append((v if inside else None, ctr))
+                        if inside:
+                            H.add_edge(u, v)
+        cond = nx.condensation(H)
+        comp = cond.graph["mapping"]
+        order = [cond.nodes[c]["members"] for c in nx.topological_sort(cond)]
+        bounds = {}
+        for k, name in enumerate(A.counter_names):
+            var = A.var_types[name]
+            high = var.type.high
+            if name in A.counter_unbounded:
+                raise ExplorationLimit(f"{COUNTER_NOTE} '{name}' is set or raised by a value with no upper bound, "
+                                       f"so the forgotten values cannot be proved to stay in {var.type.low}..{high}")
+            for u, row in out.items():      # a cycle that adds without a reset passes any bound
+                for v, ctr in row:
+                    pre, _, reset, _ = ctr[k]
+                    if v is not None and reset is None and pre > 0 and comp[u] == comp[v]:
+                        raise ExplorationLimit(f"{COUNTER_NOTE} '{name}' is raised on a cycle of the coarse "
+                                               f"abstraction, so it may pass {high}, the top of its range")
+            best: dict = {}
+            for key in ex.initial:
+                v = states_value(states[key], name)
+                best[key] = high if v is None else v
+            peak_all = var.type.low if not isinstance(var.init, ir.Const) else var.init.value
+            for members in order:           # components in topological order; inside one nothing adds on a cycle
+                todo = [u for u in members if u in best]
+                while todo:
+                    u = todo.pop()
+                    here = best[u]
+                    for v, ctr in out[u]:
+                        pre, inner, reset, post = ctr[k]
+                        end = here + pre if reset is None else reset + post
+                        # the value held before the move is not a new peak (and a deal start's is any value
+                        # of the range, forgotten at the hub, until its reset)
+                        peak = max(end, peak_all if inner is None else inner, here + pre if pre else peak_all)
+                        if peak > peak_all:
+                            peak_all = peak
+                            if peak > high:
+                                raise ExplorationLimit(
+                                    f"{COUNTER_NOTE} '{name}' may pass {high}, the top of its range, in the coarse "
+                                    f"abstraction (a path of the graph adds up to {peak})")
+                        if v is not None and end > best.get(v, -1 << 62):
+                            best[v] = end
+                            if v in members:
+                                todo.append(v)
+            bounds[name] = peak_all
+        return bounds
 
     def _edge_error(self, G, ex, key, move, msg):
         node = (ERROR, msg)
@@ -533,7 +616,7 @@ class Explorer:
                 ex.errors.append((key, msg, move))
         else:
             succ, perm, rot = self._add(st, states, frontier, key)
-        ident = (succ, move, gains, st.exact)
+        ident = (succ, move, gains, st.exact, st.ctr)
         data = seen_edges.get(ident)
         tracked = gains is not None or kind.startswith("error:")   # whose deal-end blocks are remembered
         if data is not None:
@@ -549,6 +632,8 @@ class Explorer:
         k = G.add_edge(key, succ, move=move, events=tuple(st.events), exact=st.exact and sure, sure=sure,
                        end_gains=gains, perm=perm, rot=rot)
         data = seen_edges[ident] = G[key][succ][k]
+        if st.ctr is not None:
+            data["ctr"] = st.ctr
         if tracked:
             data["end_blocks"] = [sid] if sid is not None else None
         self.edges += 1
@@ -574,10 +659,21 @@ class Explorer:
             clean.events = []
             clean.exact = True
             clean.end_gains = None
+            if clean.ctr is not None:
+                clean.ctr = (NO_COUNT,) * len(clean.ctr)
             states[key] = clean
             self.ex.graph.add_node(key)
             frontier.append(key)
         return key, perm, rot
+
+
+def states_value(st: AbstractState, name: str):
+    """The highest value of the int variable ``name`` in abstract state ``st`` (None: no upper bound)."""
+    from .values import Interval
+    v = st.vars[name]
+    if isinstance(v, Interval):
+        return v.hi
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def _shift(base, bounds):

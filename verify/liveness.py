@@ -448,3 +448,39 @@ def _direct_zone_reads(e, out: set) -> None:
         return
     for child in _children(e):
         _direct_zone_reads(child, out)
+
+
+def data_only_vars(g: ir.Game) -> frozenset:
+    """The int deal variables read only as data: in the value of an assignment, or in the condition of an
+    ``if`` that only assigns such variables (a greatest fixpoint), never in a guard, an index, a trick's
+    options, a table's row, the match or a property.  Forgetting one changes no control decision of the
+    rules directly, only the values assigned from it (each then any value the others allow), which is why
+    the explorer may forget them when an exploration keeping them exactly grows too large
+    (:attr:`.absint.Abstraction.coarse`).  Bridge's ``calls`` and the ``named_*`` call numbers that decide
+    which player of a side is the declarer are such variables."""
+    cand = {v.name for v in g.vars if v.scope == "deal" and v.type.kind == "int"}
+    every = rule_expressions(g)
+    stmts = list(ir.all_stmts(g))
+    while True:
+        def data_block(body) -> bool:
+            return all(isinstance(s, ir.Assign) and s.var in cand or
+                       isinstance(s, ir.If) and data_if(s) for s in body)
+
+        def data_if(s) -> bool:
+            return all(data_block(b) for _, b in s.branches) and data_block(s.orelse)
+
+        data = set()
+        for s in stmts:
+            if isinstance(s, ir.Assign):
+                data.add(id(s.value))
+            elif isinstance(s, ir.If) and data_if(s):
+                data.update(id(c) for c, _ in s.branches)
+        control = set()
+        for e in every:
+            if id(e) not in data:
+                control |= {x.name for x in subexprs(e) if isinstance(x, ir.VarRef)}
+                control |= {x.base.name for x in subexprs(e) if isinstance(x, ir.Index) and isinstance(x.base, ir.VarRef)}
+        keep = cand - control
+        if keep == cand:
+            return frozenset(cand)
+        cand = keep

@@ -25,6 +25,11 @@ def size_note(ex, A) -> str:
     t = f"{len(ex.states)} abstract states, {ex.transitions} transitions"
     if A.track:
         t += f", tracking {len(A.track)} named cards"
+    if A.coarse:
+        t += f", forgetting {', '.join(sorted(A.coarse))} (read only as data)"
+        bounds = getattr(ex, "counter_bounds", None) or {}
+        if bounds:
+            t += ", " + ", ".join(f"'{n}' proved at most {b} on every path" for n, b in sorted(bounds.items()))
     return t
 
 
