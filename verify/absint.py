@@ -29,7 +29,7 @@ from atout.engine.machine import RANDOM_DRAW, Machine
 
 from .abstract_eval import AbstractEvaluator, ExprError
 from .values import (ANON, DEAD, DEAL_START, ERROR, FORGOT, IN_DEAD, MATCH_OVER, NONE, TOP_INT, UNKNOWN,
-                     Interval, add, clamp, compare, is_top, join, uniq, widen, widen_gain)
+                     Interval, add, clamp, compare, hi_of, is_top, join, uniq, widen, widen_gain)
 
 __all__ = ["ANON", "DEAD", "DEAL_START", "ERROR", "FORGOT", "IN_DEAD", "MATCH_OVER", "NONE", "UNKNOWN",
            "Interval", "Abstraction", "AbstractState", "StateKey", "Unsupported", "Chooser"]
@@ -720,21 +720,16 @@ class AbstractState(Machine):
         (None: none yet) and the sum added since.  ``value``: the operand of ``+=``, the value of ``=``."""
         k = self.A.counter_names.index(name)
         pre, inner, reset, post = self.ctr[k]
-        hi = value.hi if isinstance(value, Interval) else value
-        if not isinstance(hi, int) or isinstance(hi, bool):
-            hi = None
+        hi = hi_of(value)
+        if hi is None:
+            self.A.counter_unbounded.add(name)     # the exploration then stops (Explorer._check_counters)
+            hi = 0
         if op == "+=":
-            if hi is None:
-                self.A.counter_unbounded.add(name)
-                hi = 0
             if reset is None:
                 pre += hi
             else:
                 post += hi
         else:
-            if hi is None:
-                self.A.counter_unbounded.add(name)
-                hi = 0
             if reset is not None:
                 inner = max(inner, reset + post)
             reset, post = hi, 0

@@ -24,7 +24,7 @@ from atout.compiler import ir
 
 from .absint import Abstraction
 from .concretize import realize
-from .explore import COUNTER_NOTE, ExplorationLimit, Explorer, StateLimit
+from .explore import CounterLimit, ExplorationLimit, Explorer, StateLimit
 
 
 @contextlib.contextmanager
@@ -442,8 +442,7 @@ class Verifier:
         their range there, which the explorer then proves over the graph; where it cannot, the coarse
         abstraction is explored once more with their writes allowed to fail (rule errors, which the built-in
         check then has to decide).  Decided by counts of states, never by the clock."""
-        from .liveness import data_only_vars
-        coarse = data_only_vars(self.g)
+        coarse = self.data_only_vars()
         at = self.budget.coarsen_at
         args = (props, track, watch, blur, spec, planned)
         if not coarse or self.budget.max_states <= at:
@@ -457,16 +456,25 @@ class Verifier:
         self.progress(f"more than {at} abstract states: forgetting {', '.join(sorted(coarse))} "
                       f"(read only as data)")
         got = self._explore_once(*args, self.budget.max_states, coarse)
-        if got[0] is None and got[2].startswith(COUNTER_NOTE):
+        if got is None:      # a counter may leave its range
             self.progress("a counter may leave its range: exploring with its writes allowed to fail")
             got = self._explore_once(*args, self.budget.max_states, coarse, counters=False)
+        return got
+
+    def data_only_vars(self) -> frozenset:
+        """The game's deal variables read only as data (:func:`.liveness.data_only_vars`), computed once."""
+        got = self.__dict__.get("_data_only")
+        if got is None:
+            from .liveness import data_only_vars
+            got = self._data_only = data_only_vars(self.g)
         return got
 
     def _explore_once(self, props, track, watch, blur, spec, planned, max_states, coarse=(), coarsen=False,
                       counters=True):
         """One exploration (``coarse``: the deal variables forgotten at every rest; ``counters``: the counters
-        among them assumed in range, to be proved); with ``coarsen``, None when it passed ``max_states`` (the
-        caller explores a coarser abstraction)."""
+        among them assumed in range, to be proved); None when it passed ``max_states`` with ``coarsen`` (the
+        caller explores a coarser abstraction), or when an assumed counter may leave its range (the caller
+        explores again without the assumption)."""
         from .monitors import monitors_for
         A = Abstraction(self.game, track=track, watch=watch, blur=blur, props=props,
                         range_errors=spec.range_errors, rlimit=self.budget.rlimit, coarse=coarse,
@@ -486,6 +494,8 @@ class Verifier:
             if coarsen:
                 return None
             return None, A, str(exc), monitors
+        except CounterLimit:
+            return None
         except ExplorationLimit as exc:
             return None, A, str(exc), monitors
         self.work["abstract_states"] += len(ex.states)

@@ -27,11 +27,10 @@ from atout.engine.evaluate import RuleError
 from atout.engine.machine import Machine
 
 from .absint import NO_COUNT, AbstractState, Abstraction, Chooser, Unsupported
-from .values import DEAL_START, ERROR, MATCH_OVER, widen_gain
+from .values import DEAL_START, ERROR, MATCH_OVER, hi_of, widen_gain
 
 MAX_STEP_STATES = 200_000   # intermediate states of one move before the abstraction gives up
 MAX_STRAIGHT = 20_000       # steps of one path without a branch or a rest: effects that may never end
-COUNTER_NOTE = "the counter"   # how the message of a counter that may leave its range starts (_check_counters)
 LOOP_ERROR = "effects may run without end, without a decision (a loop of automatic phases?)"
 
 
@@ -41,6 +40,10 @@ class ExplorationLimit(Exception):
 
 class StateLimit(ExplorationLimit):
     """The exploration passed its budget of abstract states (``max_states``)."""
+
+
+class CounterLimit(ExplorationLimit):
+    """A counter of a coarse abstraction may leave its range (:meth:`Explorer._check_counters`)."""
 
 
 @dataclass(frozen=True)
@@ -522,7 +525,7 @@ class Explorer:
 
     def _check_counters(self, ex: "Explored") -> dict:
         """The highest value each counter of a coarse abstraction takes (``{name: int}``), or
-        :class:`ExplorationLimit` when one may leave its range.
+        :class:`CounterLimit` when one may leave its range.
 
         The abstraction let ``+=`` on a counter never fail; this proves it.  On a path of the graph a counter's
         value is the last value set plus the constants added since (:func:`.absint.counters_of`), and each
@@ -556,17 +559,17 @@ class Explorer:
             var = A.var_types[name]
             high = var.type.high
             if name in A.counter_unbounded:
-                raise ExplorationLimit(f"{COUNTER_NOTE} '{name}' is set or raised by a value with no upper bound, "
+                raise CounterLimit(f"the counter '{name}' is set or raised by a value with no upper bound, "
                                        f"so the forgotten values cannot be proved to stay in {var.type.low}..{high}")
             for u, row in out.items():      # a cycle that adds without a reset passes any bound
                 for v, ctr in row:
                     pre, _, reset, _ = ctr[k]
                     if v is not None and reset is None and pre > 0 and comp[u] == comp[v]:
-                        raise ExplorationLimit(f"{COUNTER_NOTE} '{name}' is raised on a cycle of the coarse "
+                        raise CounterLimit(f"the counter '{name}' is raised on a cycle of the coarse "
                                                f"abstraction, so it may pass {high}, the top of its range")
             best: dict = {}
             for key in ex.initial:
-                v = states_value(states[key], name)
+                v = hi_of(states[key].vars[name])
                 best[key] = high if v is None else v
             peak_all = var.type.low if not isinstance(var.init, ir.Const) else var.init.value
             for members in order:           # components in topological order; inside one nothing adds on a cycle
@@ -583,8 +586,8 @@ class Explorer:
                         if peak > peak_all:
                             peak_all = peak
                             if peak > high:
-                                raise ExplorationLimit(
-                                    f"{COUNTER_NOTE} '{name}' may pass {high}, the top of its range, in the coarse "
+                                raise CounterLimit(
+                                    f"the counter '{name}' may pass {high}, the top of its range, in the coarse "
                                     f"abstraction (a path of the graph adds up to {peak})")
                         if v is not None and end > best.get(v, -1 << 62):
                             best[v] = end
@@ -665,15 +668,6 @@ class Explorer:
             self.ex.graph.add_node(key)
             frontier.append(key)
         return key, perm, rot
-
-
-def states_value(st: AbstractState, name: str):
-    """The highest value of the int variable ``name`` in abstract state ``st`` (None: no upper bound)."""
-    from .values import Interval
-    v = st.vars[name]
-    if isinstance(v, Interval):
-        return v.hi
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def _shift(base, bounds):

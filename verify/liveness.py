@@ -478,8 +478,9 @@ def data_only_vars(g: ir.Game) -> frozenset:
         control = set()
         for e in every:
             if id(e) not in data:
-                control |= {x.name for x in subexprs(e) if isinstance(x, ir.VarRef)}
-                control |= {x.base.name for x in subexprs(e) if isinstance(x, ir.Index) and isinstance(x.base, ir.VarRef)}
+                for x in subexprs(e):
+                    if isinstance(x, ir.VarRef):     # an indexed read 'v[i]' holds the VarRef 'v' as its base
+                        control.add(x.name)
         keep = cand - control
         if keep == cand:
             return frozenset(cand)
