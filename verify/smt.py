@@ -143,45 +143,62 @@ class Ranking:
         return " + ".join(parts) + (f" + w(phase) with w = {{{w}}}" if w else "")
 
 
+MAX_RANKING_ROWS = 20_000   # distinct constraints beyond which no ranking function is sought
+
+
 def ranking_function(edges: list[tuple[dict, str, dict, str]], features: list[str], rlimit: int,
-                     bound: int = 8) -> Ranking | None:
-    """Find integer coefficients c_f in -bound..bound and phase weights w_P >= 0 such that for every edge
+                     bound: int = 8, max_rows: int = MAX_RANKING_ROWS) -> Ranking | None:
+    """Find integer coefficients c_f in -bound..bound and phase weights w_P in 0..64 such that for every edge
     (src values, src phase, dst values, dst phase): r(src) - r(dst) >= 1 and r >= 0 on every state,
     with r(x) = sum_f c_f * x_f + w(phase).  ``edges`` hold feature values (ints).  Returns None if none
-    exists in that family (or on timeout)."""
+    exists in that family, on z3's resource limit, or when the distinct constraints (a state's vector of
+    features with its phase; an edge's difference of vectors with its two phases) number more than
+    ``max_rows``: a ranking function is an explanation beside a proof by acyclicity, bounded by a count so
+    that the same input always gets the same answer.
+
+    The constraints are written as SMT-LIB text in the order the edges are given (z3's model depends on it),
+    each distinct one once, and parsed by z3 in one call."""
+    phases = sorted({e[1] for e in edges} | {e[3] for e in edges})
+    states: dict = {}
+    steps: dict = {}
+    for sv, sp, dv, dp in edges:
+        a = tuple(sv[f] for f in features)
+        b = tuple(dv[f] for f in features)
+        states[(a, sp)] = None
+        states[(b, dp)] = None
+        steps[(tuple(x - y for x, y in zip(a, b)), sp, dp)] = None
+        if len(states) + len(steps) > max_rows:
+            return None
+    ph = {p: f"w{i}" for i, p in enumerate(phases)}
+
+    def linear(vec) -> list[str]:
+        return [f"(* {_smt_int(k)} c{i})" for i, k in enumerate(vec) if k]
+
+    out = [f"(declare-const c{i} Int)" for i in range(len(features))]
+    out += [f"(declare-const {w} Int)" for w in ph.values()]
+    out += [f"(assert (and (>= c{i} {_smt_int(-bound)}) (<= c{i} {bound})))" for i in range(len(features))]
+    out += [f"(assert (and (>= {w} 0) (<= {w} 64)))" for w in ph.values()]
+    for vec, p in states:
+        out.append(f"(assert (>= (+ 0 {' '.join(linear(vec) + [ph[p]])}) 0))")
+    for vec, p, q in steps:
+        terms = linear(vec) + ([f"{ph[p]} (- {ph[q]})"] if p != q else [])
+        out.append(f"(assert (>= (+ 0 {' '.join(terms)}) 1))")
     s = z3.Solver()
     s.set("rlimit", rlimit)
-    c = {f: z3.Int(f"c_{f}") for f in features}
-    phases = sorted({e[1] for e in edges} | {e[3] for e in edges})
-    w = {p: z3.Int(f"w_{p}") for p in phases}
-    for f in features:
-        s.add(c[f] >= -bound, c[f] <= bound)
-    for p in phases:
-        s.add(w[p] >= 0, w[p] <= 64)
-
-    def r(vals, phase):
-        return z3.Sum([c[f] * vals[f] for f in features] + [w[phase]])
-
-    seen_states = set()
-    seen_edges = set()
-    for sv, sp, dv, dp in edges:
-        ks = (tuple(sv[f] for f in features), sp)
-        kd = (tuple(dv[f] for f in features), dp)
-        for k, vals, ph in ((ks, sv, sp), (kd, dv, dp)):
-            if k not in seen_states:
-                seen_states.add(k)
-                s.add(r(vals, ph) >= 0)
-        if (ks, kd) not in seen_edges:
-            seen_edges.add((ks, kd))
-            s.add(r(sv, sp) - r(dv, dp) >= 1)
+    s.from_string("\n".join(out))
     try:
         if _check(s) != z3.sat:
             return None
     except SolverTimeout:
         return None
     m = s.model()
-    terms = [(m.eval(c[f]).as_long(), f) for f in features]
-    return Ranking([(k, f) for k, f in terms if k], {p: m.eval(w[p]).as_long() for p in phases})
+    terms = [(m.eval(z3.Int(f"c{i}"), model_completion=True).as_long(), f) for i, f in enumerate(features)]
+    return Ranking([(k, f) for k, f in terms if k], {p: m.eval(z3.Int(ph[p]), model_completion=True).as_long()
+                                                     for p in phases})
+
+
+def _smt_int(k: int) -> str:
+    return str(k) if k >= 0 else f"(- {-k})"
 
 
 # -- scoring tables ---------------------------------------------------------------------------------------------
