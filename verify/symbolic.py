@@ -313,6 +313,26 @@ class SymbolicState:
         return cases(c, range(-1, self.game.num_cards), lambda k: self.in_zone(k, slot))
 
 
+_MEMOIZED = frozenset({ir.BinOp, ir.Cond, ir.Call, ir.Quant, ir.NextPlayer, ir.InSet})
+
+
+def _reads(game, e: ir.Expr) -> tuple[tuple, frozenset]:
+    """``(locals, variables)`` that expression ``e`` reads (sorted local names; variable names), computed once
+    per node of the game's IR (kept on the game, which owns the nodes: their ids stay theirs)."""
+    cache = game.__dict__.setdefault("_symbolic_reads", {})
+    got = cache.get(id(e))
+    if got is None:
+        from .liveness import subexprs
+        local, var = set(), set()
+        for x in subexprs(e):
+            if x.__class__ is ir.Local:
+                local.add(x.name)
+            elif x.__class__ is ir.VarRef:
+                var.add(x.name)
+        got = cache[id(e)] = ((tuple(sorted(local)), frozenset(var)), e)
+    return got[0]
+
+
 def _ident(v):
     """What makes two values the same expression: a constant itself, a z3 term its (hash-consed) id."""
     return ("c", v) if _const(v) else ("t", v.get_id())
@@ -444,6 +464,7 @@ class Evaluator:
         self.game = S.game
         self.errors: list = []
         self._memo: dict = {}     # reads this module does not model: one constant per expression and locals
+        self._values: dict = {}   # (id of a compound expression, its locals' values) -> (value, errors, vars read)
 
     def error(self, guard, cond, message: str, span=None) -> None:
         c = land(guard, cond)
@@ -452,9 +473,14 @@ class Evaluator:
         where = f"{span.path}:{span.line}:{span.col}: " if span is not None and getattr(span, "line", 0) else ""
         self.errors.append((c, where + message))
 
-    def forget_reads(self) -> None:
-        """A write happened: the unmodelled reads may now have other values."""
+    def forget_reads(self, var: str | None = None) -> None:
+        """A write happened (to ``var``; None: to anything): the unmodelled reads may now have other values,
+        and the expressions that read ``var`` too."""
         self._memo.clear()
+        if var is None:
+            self._values.clear()
+        else:
+            self._values = {k: v for k, v in self._values.items() if var not in v[2]}
 
     def opaque(self, e: ir.Expr, env: dict, t: ir.Type):
         """A read this module does not model: one constant per expression (and values of the locals it
@@ -496,7 +522,30 @@ class Evaluator:
         base = self.game.zone_base[e.base.name]
         return [(eq(z, base + p), base + p) for p in range(self.S.n)]
 
-    def expr(self, e: ir.Expr, env: dict, guard=True):  # noqa: C901 - one case per node type
+    def expr(self, e: ir.Expr, env: dict, guard=True):
+        """The value of ``e`` (an int, a bool or a z3 term) with the locals ``env``; the rule errors it may raise
+        are recorded under ``guard``.  A compound expression is encoded once per values of the locals it
+        reads, until a variable it reads is written (:meth:`forget_reads`): user functions are inlined, so
+        Bridge's score reads ``result()`` a dozen times.  Its errors are recorded relative to its own
+        evaluation and conjoined with each guard it is used under (a guard only ever conditions errors)."""
+        if e.__class__ not in _MEMOIZED:
+            return self._expr(e, env, guard)
+        names, _ = reads = _reads(self.game, e)
+        key = (id(e),) + tuple(_ident(env[n]) for n in names if n in env)
+        hit = self._values.get(key)
+        if hit is None:
+            first = len(self.errors)
+            v = self._expr(e, env, True)
+            hit = self._values[key] = (v, self.errors[first:], reads[1])
+            del self.errors[first:]
+        v, errs, _ = hit
+        for c, message in errs:
+            c = land(guard, c)
+            if c is not False:
+                self.errors.append((c, message))
+        return v
+
+    def _expr(self, e: ir.Expr, env: dict, guard=True):  # noqa: C901 - one case per node type
         cls = e.__class__
         S = self.S
         if cls is ir.Const:
@@ -885,7 +934,7 @@ class Execution:
                 row = list(S.vars[s.var])
                 row[k] = stored
                 S.vars[s.var] = row
-        self.ev.forget_reads()
+        self.ev.forget_reads(s.var)
 
     def gains(self, name: str) -> list:
         """The change of match variable ``name`` (each cell) since the start of the block."""
