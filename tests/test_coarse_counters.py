@@ -93,3 +93,22 @@ def test_a_counter_one_call_too_short_is_not_proved():
         assert "calls" in str(exc) and "0..93" in str(exc)
     else:
         raise AssertionError("the 94th call did not overflow 'calls'")
+
+
+def test_the_probe_coarsens_once_the_call_numbers_multiply_the_states():
+    # the fixture's exact exploration passes 400,000 states; long before coarsen_at, the states with the call
+    # numbers blanked already number half as many or less: the probe gives up keeping them
+    V = Verifier(game_of("auction_calls"), Budget(coarsen_at=300_000, coarsen_probe=(2_000, 2.0)))
+    ex, A, err = V.exploration(Spec())
+    assert err is None and A.coarse == {"calls", "named_low", "named_notrump"}
+    assert "times as many as with the deal variables read only as data forgotten" in V._coarsen_why
+    assert ex.counter_bounds == {"calls": 94}
+
+
+def test_the_probe_leaves_dead_data_only_variables_alone():
+    # Solo Whist's data-only variables (stake, taken, target) are dead at every rest: blanking them merges
+    # no state, the ratio is exactly 1, and even a probe at 1.01 never fires
+    V = Verifier(game_of("solo_whist.atout"), Budget(coarsen_at=300_000, coarsen_probe=(500, 1.01)))
+    assert V.data_only_vars()
+    ex, A, err = V.exploration(Spec())
+    assert err is None and A.coarse == frozenset() and V._coarsen_why is None

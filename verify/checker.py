@@ -24,7 +24,7 @@ from atout.compiler import ir
 
 from .absint import Abstraction
 from .concretize import realize
-from .explore import CounterLimit, ExplorationLimit, Explorer, StateLimit
+from .explore import CoarsenLimit, CounterLimit, ExplorationLimit, Explorer, StateLimit
 
 
 @contextlib.contextmanager
@@ -127,7 +127,9 @@ class Budget:
     deterministic count of work); ``replays``: attempts to realise one abstract path concretely;
     ``search_steps``: engine steps of one concrete search for a counterexample (seeded matches, steered or
     not); ``coarsen_at``: abstract states an exploration keeps the deal variables read only as data exactly
-    before it is run again with them forgotten (:meth:`Verifier._explore`); ``cross_check``: seeded engine
+    before it is run again with them forgotten (:meth:`Verifier._explore`), ``coarsen_probe``: ``(states,
+    ratio)``, past that many states, the ratio of them to the states with those variables blanked at which it
+    gives up keeping them sooner; ``cross_check``: seeded engine
     matches replayed against the abstraction after verifying, ``cross_steps`` engine steps of them in all
     (the last match is cut there: long matches such as solo whist's would otherwise make the cross-check
     the bulk of a run); ``timeout``: a wall-clock safety in seconds
@@ -140,6 +142,7 @@ class Budget:
     cross_steps: int = 12_000
     timeout: float | None = 600.0
     coarsen_at: int = 100_000
+    coarsen_probe: tuple = (20_000, 2.0)
     t0: float = field(default_factory=time.perf_counter)
 
     @property
@@ -212,6 +215,7 @@ class Verifier:
         self._plan: dict = {}          # property name -> the key of the exploration it is decided on
         self._lemma = None
         self._coarsened = False        # an exploration passed budget.coarsen_at: the data-only variables are forgotten
+        self._coarsen_why = None       # what made the first exploration give up keeping them (None: coarsen_at)
         self._keys: dict = {}          # Spec -> its exploration key (see _key)
         self.group_properties = True   # False: each property that keeps its reads gets its own exploration
         # whether the precise exploration will be run anyway (set by verify_game): card-blind requests share it
@@ -437,7 +441,9 @@ class Verifier:
 
     def _explore(self, props, track, watch, blur, spec, planned):
         """Explore; when the game has deal variables read only as data (:func:`.liveness.data_only_vars`) and
-        keeping them exactly passes ``budget.coarsen_at`` states, explore again with them forgotten (a coarser
+        keeping them exactly passes ``budget.coarsen_at`` states, or once past ``budget.coarsen_probe[0]``
+        states multiplies them by ``budget.coarsen_probe[1]`` (:attr:`.explore.Explorer.coarse_probe`), explore
+        again with them forgotten (a coarser
         over-approximation: every verdict on it holds in the game).  The counters among them may not leave
         their range there, which the explorer then proves over the graph; where it cannot, the coarse
         abstraction is explored once more with their writes allowed to fail (rule errors, which the built-in
@@ -453,8 +459,8 @@ class Verifier:
                 return got
             # the later explorations of this game keep the same variables: they are forgotten from the start
             self._coarsened = True
-        self.progress(f"more than {at} abstract states: forgetting {', '.join(sorted(coarse))} "
-                      f"(read only as data)")
+        self.progress(f"{self._coarsen_why or f'more than {at} abstract states'}: forgetting "
+                      f"{', '.join(sorted(coarse))} (read only as data)")
         got = self._explore_once(*args, self.budget.max_states, coarse)
         if got is None:      # a counter may leave its range
             self.progress("a counter may leave its range: exploring with its writes allowed to fail")
@@ -485,13 +491,15 @@ class Verifier:
         try:
             with without_cyclic_gc():
                 try:
+                    probe = (self.data_only_vars(),) + self.budget.coarsen_probe if coarsen else None
                     ex = Explorer(A, max_states=max_states, deadline=self.budget.deadline,
-                                  monitors=list(monitors.values())).explore()
+                                  monitors=list(monitors.values()), coarse_probe=probe).explore()
                 finally:
                     if _frozen[0]:    # before the collector is back on: it would traverse all of it once more
                         gc.freeze()   # the exploration lives on: later collections leave it alone (frozen_heap)
         except StateLimit as exc:
             if coarsen:
+                self._coarsen_why = str(exc) if isinstance(exc, CoarsenLimit) else None
                 return None
             return None, A, str(exc), monitors
         except CounterLimit:

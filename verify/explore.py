@@ -42,6 +42,11 @@ class StateLimit(ExplorationLimit):
     """The exploration passed its budget of abstract states (``max_states``)."""
 
 
+class CoarsenLimit(StateLimit):
+    """Keeping the deal variables read only as data exactly has multiplied the abstract states (see
+    :attr:`Explorer.coarse_probe`): the caller explores with them forgotten."""
+
+
 class CounterLimit(ExplorationLimit):
     """A counter of a coarse abstraction may leave its range (:meth:`Explorer._check_counters`)."""
 
@@ -115,15 +120,26 @@ def _move_of(key, how, st: AbstractState) -> Move:
 
 
 _GAINS = 13   # the index of the gains in AbstractState.key()
+_VARS = 5     # the index of the variables' values (in declaration order) in AbstractState.key()
 
 
 class Explorer:
     """Builds the abstract game graph of ``abstraction`` from the start of the first deal."""
 
     def __init__(self, A: Abstraction, max_states: int = 400_000, deadline: float | None = None,
-                 monitors=(), summaries: bool = True):
-        """``summaries=False`` runs every deal's scoring afresh (the reference the tests compare with)."""
+                 monitors=(), summaries: bool = True, coarse_probe: tuple | None = None):
+        """``summaries=False`` runs every deal's scoring afresh (the reference the tests compare with).
+
+        ``coarse_probe``: ``(names, min_states, ratio)``: once the graph has ``min_states`` states, raise
+        :class:`CoarsenLimit` as soon as they number ``ratio`` times or more the states they would be with the
+        deal variables ``names`` forgotten (each new state's key with their values blanked, counted).  A count
+        of states, never a time: the same rules always take the same way."""
         self.A = A
+        self.coarse_probe = None
+        if coarse_probe is not None:
+            names, least, ratio = coarse_probe
+            at = [i for i, v in enumerate(v for v in A.g.vars) if v.name in names]
+            self.coarse_probe = (at, least, ratio, set())
         self.summaries = summaries
         self.summary_reuses = 0
         self.g = A.g
@@ -667,7 +683,19 @@ class Explorer:
             states[key] = clean
             self.ex.graph.add_node(key)
             frontier.append(key)
+            if self.coarse_probe is not None:
+                self._probe(key, len(states))
         return key, perm, rot
+
+    def _probe(self, key, n: int) -> None:
+        at, least, ratio, shadows = self.coarse_probe
+        vals = list(key[_VARS])
+        for i in at:
+            vals[i] = None
+        shadows.add(key[:_VARS] + (tuple(vals),) + key[_VARS + 1:])
+        if n >= least and n >= ratio * len(shadows):
+            raise CoarsenLimit(f"{n} abstract states, {n / len(shadows):.1f} times as many as with the deal "
+                               f"variables read only as data forgotten")
 
 
 def _shift(base, bounds):
