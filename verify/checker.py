@@ -213,6 +213,7 @@ class Verifier:
         self.progress = progress or (lambda msg: None)
         self._explorations: dict = {}
         self._plan: dict = {}          # property name -> the key of the exploration it is decided on
+        self._shared_plan: dict = {}   # property name -> keys of the precise explorations that may serve it
         self._lemma = None
         self._coarsened = False        # an exploration passed budget.coarsen_at: the data-only variables are forgotten
         self._coarsen_why = None       # what made the first exploration give up keeping them (None: coarsen_at)
@@ -382,12 +383,18 @@ class Verifier:
         Likewise the properties that keep their own reads live (invariants, ``conserves``, ``can_force``) are
         first decided together, on one exploration keeping the reads of all of them (:meth:`_group_spec`):
         keeping more is only more precise, and each gets its own exploration if that one stops short."""
-        for alt in (self._shared_spec(spec), self._group_spec(spec)):
+        group = self._group_spec(spec)
+        for alt in (self._shared_spec(spec), group and self._shared_spec(group), group):
             if alt is not None:
                 got = self._exploration(alt)
-                if got[0] is not None:
+                if got[0] is not None and all(n in got[0].monitors for n in spec.props if self._monitored(n)):
                     return got
         return self._exploration(spec)
+
+    def _monitored(self, name: str) -> bool:
+        """Whether property ``name`` is decided by a monitor attached to its exploration (see :mod:`.monitors`)."""
+        p = next(p for p in self.g.properties if p.name == name)
+        return p.kind == "invariant" or p.kind == "conserves" and p.target is not None
 
     def _group_spec(self, spec: Spec) -> Spec | None:
         """The spec of the exploration shared by every property that keeps its reads live and is explored
@@ -401,7 +408,10 @@ class Verifier:
         return Spec(spec.precise, group, spec.exact_sizes, spec.range_errors, spec.blind)
 
     def _shared_spec(self, spec: Spec) -> Spec | None:
-        if not self.precise_needed or spec.precise or spec.props or spec.exact_sizes or spec.range_errors:
+        """The precise exploration's spec when it can serve the card-blind ``spec`` (see :meth:`exploration`):
+        it keeps the same values live (the reads of ``spec``'s properties included: their monitors are then
+        attached to it, :meth:`_planned`), tracks no card and blurs the same zones."""
+        if not self.precise_needed or spec.precise or spec.exact_sizes or spec.range_errors:
             return None
         precise = Spec(precise=True)     # when it tracks no card, the exploration gains_specs starts with
         key, props, track, watch, blur = self._key(precise)
@@ -433,6 +443,13 @@ class Verifier:
             self._plan[prop.name] = (self._key(spec)[0], None if group is None else self._key(group)[0])
         own, grouped = self._plan[prop.name]
         if own[:-1] == key[:-1] and self._key(self.spec_for(prop))[0] == key:
+            return True
+        if prop.name not in self._shared_plan:    # served by the precise exploration (see _shared_spec)?
+            spec = self.spec_for(prop, lemma=False)
+            group = self._group_spec(spec)
+            self._shared_plan[prop.name] = {self._key(x)[0] for x in (self._shared_spec(spec), group and
+                                                                      self._shared_spec(group)) if x is not None}
+        if key in self._shared_plan[prop.name]:
             return True
         if grouped is None or grouped[:-1] != key[:-1]:
             return False
