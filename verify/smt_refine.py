@@ -85,14 +85,15 @@ def _num(x):
     return z3.If(x, 1, 0) if z3.is_bool(x) else x
 
 
-def entry_constraint(S: SymbolicState, names: tuple, entries) -> object:
+def entry_constraint(S: SymbolicState, names: tuple, entries, values: dict | None = None) -> object:
     """The frozen variables ``names`` of ``S`` take one of the recorded valuations ``entries`` (tuples of
     abstract values, a per-player value a tuple): their disjunction when there are few, else their octagon
     hull (the bounds of each cell and of the sum and the difference of every two cells), which holds them
-    all.  Either holds in every concrete state that entered the phase with one of them."""
+    all.  Either holds in every concrete state that entered the phase with one of them.  ``values``: the
+    terms of the variables (default: ``S.vars``)."""
     cells = []
     for n in names:
-        v = S.vars[n]
+        v = (values or S.vars)[n]
         cells.extend(v if isinstance(v, list) else [v])
     rows = []
     for t in entries:
@@ -176,6 +177,7 @@ def with_entries(S: SymbolicState, A, phase) -> SymbolicState:
     if not frozen:
         return S
     names = frozen + A.companions[phase]
+    named = {}
     for n in names:
         decl = S.game.var_decl[n]
         cur = S.vars[n]
@@ -183,14 +185,17 @@ def with_entries(S: SymbolicState, A, phase) -> SymbolicState:
             cells = [S.named(decl.type, f"{n}[{i}]@{phase}") for i in range(len(cur))]
         else:
             cells = S.named(decl.type, f"{n}@{phase}")
+        named[n] = cells
         if n not in frozen:      # a companion keeps the value the state gives it
             S.constraints.append(as_bool(all_of(eq(a, b) for a, b in zip(cells, cur)) if isinstance(cur, list)
                                          else eq(cells, cur)))
+            if all(_const(x) for x in cur) if isinstance(cur, list) else _const(cur):
+                continue         # the block reads that value itself: equal under the constraint, and folded
         S.vars[n] = S.initial[n] = cells
     cache = A.__dict__.setdefault("_entry_constraints", {})
     if phase not in cache:
-        cache[phase] = as_bool(land(entry_constraint(S, names, list(A.entries[phase])),
-                                    entry_relation(A, phase, {n: S.vars[n] for n in names})))
+        cache[phase] = as_bool(land(entry_constraint(S, names, list(A.entries[phase]), named),
+                                    entry_relation(A, phase, named)))
     S.constraints.append(cache[phase])
     return S
 
