@@ -347,3 +347,38 @@ def test_a_match_of_one_deal_is_known_to_be_one():
     from atout.verify.absint import Abstraction
     assert Abstraction(Game(compile_file(HEARTS))).one_deal
     assert not Abstraction(Game(compile_file(os.path.join(ROOT, "rules", "ecarte.atout")))).one_deal
+
+
+@pytest.mark.parametrize("path", [g for g in GAMES if g.endswith(("bridge.atout", "whist.atout", "euchre.atout",
+                                                                       "hearts.atout", "spades.atout"))],
+                         ids=os.path.basename)
+def test_encoding_each_expression_once_changes_nothing(path, monkeypatch):
+    """The encoding of a compound expression is reused for equal locals until what it reads is written, its
+    rule errors conjoined with each guard it is used under (Bridge's score inlines ``result()`` a dozen
+    times).  Held against encoding every occurrence afresh, on any state of the game (every variable any
+    value): z3 proves the match variables end equal and the rule errors hold in the same states."""
+    game = Game(compile_file(path))
+    blocks = [ph.trick.then for ph in game.ir.phases if ph.trick is not None and ph.trick.then and
+              symbolic.encodable(ph.trick.then)]
+    assert blocks
+    for block in blocks:
+        runs = []
+        for memo in (True, False):
+            if not memo:
+                monkeypatch.setattr(symbolic, "_MEMOIZED", frozenset())
+            S = symbolic.unconstrained(game)
+            ex = symbolic.Execution(S)
+            ex.run(block)
+            runs.append((S, ex))
+        (S1, ex1), (S2, ex2) = runs
+        s = z3.Solver()
+        s.add(*[symbolic.as_bool(c) for c in S1.constraints + S2.constraints])
+        for v in game.ir.vars:
+            a, b = S1.vars[v.name], S2.vars[v.name]
+            for x, y in zip(a if isinstance(a, list) else [a], b if isinstance(b, list) else [b]):
+                assert symbolic.possible(s, symbolic.lnot(symbolic.eq(x, y))) is False, v.name
+        err1 = symbolic.any_of(c for c, _ in ex1.errors)
+        err2 = symbolic.any_of(c for c, _ in ex2.errors)
+        assert symbolic.possible(s, symbolic.lnot(symbolic.eq(err1, err2))) is False
+        assert {m for _, m in ex1.errors} == {m for _, m in ex2.errors}
+        monkeypatch.undo()

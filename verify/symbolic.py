@@ -321,7 +321,7 @@ def _reads(game, e: ir.Expr) -> tuple[tuple, frozenset]:
     per node of the game's IR (kept on the game, which owns the nodes: their ids stay theirs)."""
     cache = game.__dict__.setdefault("_symbolic_reads", {})
     got = cache.get(id(e))
-    if got is None:
+    if got is None or got[1] is not e:     # (a copied game's cache names other objects)
         from .liveness import subexprs
         local, var = set(), set()
         for x in subexprs(e):
@@ -535,15 +535,23 @@ class Evaluator:
         hit = self._values.get(key)
         if hit is None:
             first = len(self.errors)
-            v = self._expr(e, env, True)
-            hit = self._values[key] = (v, self.errors[first:], reads[1])
-            del self.errors[first:]
+            try:
+                v = self._expr(e, env, True)
+            finally:          # also when the encoding gives up: what was recorded is conditioned all the same
+                errs = self.errors[first:]
+                del self.errors[first:]
+                self._guarded(guard, errs)
+            self._values[key] = (v, errs, reads[1])
+            return v
         v, errs, _ = hit
+        self._guarded(guard, errs)
+        return v
+
+    def _guarded(self, guard, errs) -> None:
         for c, message in errs:
             c = land(guard, c)
             if c is not False:
                 self.errors.append((c, message))
-        return v
 
     def _expr(self, e: ir.Expr, env: dict, guard=True):  # noqa: C901 - one case per node type
         cls = e.__class__
