@@ -68,15 +68,18 @@ def _verdicts(path, share: bool):
             continue
         out[p.name] = CHECKERS[p.kind](V, p).verdict
     shared = V._shared_spec(Spec()) is not None and V._group_spec(Spec(props=("hands_hold_three",))) is not None
-    return out, shared
+    return out, shared, V.work["explorations"]
 
 
 @pytest.mark.parametrize("path", ["tests/data/card_blind.atout"])
 def test_shared_exploration_gives_the_same_verdicts(path):
-    shared_verdicts, shared = _verdicts(path, True)
-    own_verdicts, _ = _verdicts(path, False)
+    shared_verdicts, shared, explored = _verdicts(path, True)
+    own_verdicts, _, own_explored = _verdicts(path, False)
     assert shared, "the card-blind exploration (and the invariants) were expected to share explorations here"
     assert shared_verdicts == own_verdicts
+    # the invariants read nothing the precise exploration does not keep: their monitors ride on it, and the
+    # refuted one's counterexample is a path of it
+    assert (explored, own_explored) == (1, 2)
     # the truth, by hand (see the file's comment)
     assert own_verdicts == {"declare_ends": "proved", "deals_end": "proved", "hands_hold_three": "proved",
                             "hands_never_empty": "refuted", "everything_reachable": "proved"}
