@@ -138,8 +138,10 @@ class Explorer:
         self.coarse_probe = None
         if coarse_probe is not None:
             names, least, ratio = coarse_probe
-            at = [i for i, v in enumerate(v for v in A.g.vars) if v.name in names]
-            self.coarse_probe = (at, least, ratio, set())
+            # a variable dead at every rest is forgotten there anyway: blanking it would change no key
+            kept = {n for live in A.live.vars.values() for n in live}
+            at = [i for i, v in enumerate(A.g.vars) if v.name in names and v.name in kept]
+            self.coarse_probe = (at, least, ratio, set()) if at else None
         self.summaries = summaries
         self.summary_reuses = 0
         self.g = A.g
