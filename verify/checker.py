@@ -383,18 +383,21 @@ class Verifier:
         Likewise the properties that keep their own reads live (invariants, ``conserves``, ``can_force``) are
         first decided together, on one exploration keeping the reads of all of them (:meth:`_group_spec`):
         keeping more is only more precise, and each gets its own exploration if that one stops short."""
-        group = self._group_spec(spec)
-        for alt in (self._shared_spec(spec), group and self._shared_spec(group), group):
-            if alt is not None:
-                got = self._exploration(alt)
-                if got[0] is not None and all(n in got[0].monitors for n in spec.props if self._monitored(n)):
-                    return got
+        from .monitors import monitored
+        needs = [p.name for p in self.g.properties if p.name in spec.props and monitored(p)]
+        for alt in self._alternatives(spec):
+            got = self._exploration(alt)
+            if got[0] is not None and all(n in got[0].monitors for n in needs):
+                return got
         return self._exploration(spec)
 
-    def _monitored(self, name: str) -> bool:
-        """Whether property ``name`` is decided by a monitor attached to its exploration (see :mod:`.monitors`)."""
-        p = next(p for p in self.g.properties if p.name == name)
-        return p.kind == "invariant" or p.kind == "conserves" and p.target is not None
+    def _alternatives(self, spec: Spec, group: bool = True) -> list:
+        """The shared explorations that may serve ``spec``, in the order they are tried: the precise one
+        (:meth:`_shared_spec`) for it or for its group, then its group's (:meth:`_group_spec`; not with
+        ``group`` False)."""
+        g = self._group_spec(spec)
+        alts = [self._shared_spec(spec), g and self._shared_spec(g)] + ([g] if group else [])
+        return [a for a in alts if a is not None]
 
     def _group_spec(self, spec: Spec) -> Spec | None:
         """The spec of the exploration shared by every property that keeps its reads live and is explored
@@ -445,10 +448,8 @@ class Verifier:
         if own[:-1] == key[:-1] and self._key(self.spec_for(prop))[0] == key:
             return True
         if prop.name not in self._shared_plan:    # served by the precise exploration (see _shared_spec)?
-            spec = self.spec_for(prop, lemma=False)
-            group = self._group_spec(spec)
-            self._shared_plan[prop.name] = {self._key(x)[0] for x in (self._shared_spec(spec), group and
-                                                                      self._shared_spec(group)) if x is not None}
+            self._shared_plan[prop.name] = {self._key(x)[0] for x in
+                                            self._alternatives(self.spec_for(prop, lemma=False), group=False)}
         if key in self._shared_plan[prop.name]:
             return True
         if grouped is None or grouped[:-1] != key[:-1]:

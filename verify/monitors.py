@@ -129,12 +129,15 @@ class ArrivalMonitor:
                 return
 
 
+def monitored(p: ir.Property) -> bool:
+    """Whether property ``p`` is decided by a monitor attached to its exploration (:func:`monitors_for`)."""
+    return p.kind == "invariant" or p.kind == "conserves" and p.target is not None
+
+
 def monitors_for(V, A, props) -> dict:
     """The monitors of the given properties, by property name."""
     out = {}
     for p in props:
-        if p.kind == "invariant":
-            out[p.name] = InvariantMonitor(A, p)
-        elif p.kind == "conserves" and p.target is not None:
-            out[p.name] = ArrivalMonitor(A, p)
+        if monitored(p):
+            out[p.name] = InvariantMonitor(A, p) if p.kind == "invariant" else ArrivalMonitor(A, p)
     return out
