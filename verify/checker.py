@@ -552,14 +552,18 @@ class Verifier:
         return None
 
     def range_lemma(self) -> tuple[bool, str]:
-        """Whether no write to a ranged match variable can leave its range (see :mod:`.match_ranges`)."""
+        """``(holds, why)``: whether no ``+=``/``-=`` write to a ranged match variable can leave its range
+        (see :mod:`.match_ranges`): from the per-deal gains, else by z3 over the deal-end blocks when every
+        write of a match variable is in one (:func:`.match_ranges.prove_in_blocks`)."""
         if self._lemma is None:
-            from .match_ranges import prove_match_ranges
+            from .match_ranges import prove_in_blocks, prove_match_ranges
             self._lemma = (True, "no match variable has a declared range")
             if any(v.scope == "match" and v.type.low is not None for v in self.g.vars):
                 why = self.range_lemma_possible()
                 self._lemma = (False, f"the ranges of the match variables are not proved: {why}") if why \
                     else prove_match_ranges(self)
+                if not self._lemma[0]:
+                    self._lemma = prove_in_blocks(self) or self._lemma
         return self._lemma
 
     # -- paths -------------------------------------------------------------------------------------

@@ -38,6 +38,54 @@ def prove_match_ranges(V) -> tuple[bool, str]:
     return out
 
 
+def prove_in_blocks(V) -> tuple[bool, str] | None:
+    """``(True, why)`` when z3 shows, block by block, that no ``+=``/``-=`` write to a ranged match variable
+    leaves its range; None when this route does not apply or does not prove it.  It applies when every write
+    of a match variable lies in a deal-end block that z3 follows (:func:`.match_invariant.applies`, with
+    every such write encodable): the match variables then keep their values from one block to the next, and
+    the claim is proved by induction over the deals.  The initial values are in range; from every state a
+    deal-end block starts in on an exploration that watches the gains (an over-approximation of every
+    concrete one), with every ranged match variable in its range and the deal-start bounds of
+    :mod:`.match_invariant` at the block's start, no write can leave the range (z3 over the block's symbolic
+    run, :class:`.smt_refine.BlockModel`), and a write with ``=`` that would is a rule error that ends the
+    game.  So every block ends with the variables in range again.  (The deal-start bounds are proved under
+    the same hypothesis: the two are one induction.)  A ``=`` write outside the blocks, which :func:`_prove_on`
+    cannot handle, is no obstacle here as long as it lies in a block.  Used for Whist, whose ``points`` are
+    reset with ``=`` when a game is won."""
+    from . import match_invariant, smt_refine
+    g = V.g
+    ranged = [v for v in g.vars if v.scope == "match" and v.type.kind == "int" and v.type.low is not None]
+    if not ranged:
+        return None
+    for v in ranged:
+        if not (isinstance(v.init, ir.Const) and type(v.init.value) is int and
+                v.type.low <= v.init.value <= (v.type.high if v.type.high is not None else v.init.value)):
+            return None
+    names = {v.name for v in ranged}
+    stmts = ir.all_stmts(g)
+    followed = V.followed_statements()
+    if not all(id(s) in followed for s in stmts if isinstance(s, ir.ASSIGNS) and s.var in names):
+        return None
+    for spec in V.gains_specs(cards_first=V.cards_matter(names)):
+        ex, A, err = V.exploration(spec)
+        if ex is None or not ex.end_blocks or not match_invariant.applies(A):
+            continue
+        ok = True
+        for start, block in ex.end_blocks:
+            m = smt_refine.block_model(A, start, block)
+            if m is None or smt_refine.writes_may_leave_range(m) is not False:
+                ok = False
+                break
+        if ok:
+            held = match_invariant.describe(A.match_bounds) if A.match_bounds else ""
+            return True, (f"every write keeps the ranged match variables in range: every write of a match "
+                          f"variable is in a deal-end block, and z3 shows that none of the "
+                          f"{len(ex.end_blocks)} distinct blocks, followed from every state it starts in with "
+                          f"the variables in range" + (f" and {held} (proved at deal starts)" if held else "")
+                          + ", takes one out of its range (induction over the deals)")
+    return None
+
+
 def _prove_on(V, spec) -> tuple[bool, str]:
     g = V.g
     ranged = [v for v in g.vars if v.scope == "match" and v.type.kind == "int" and v.type.low is not None]

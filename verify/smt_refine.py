@@ -453,6 +453,24 @@ def possible_error_locations(A, w, stmts) -> set | None:
     return out
 
 
+def writes_may_leave_range(m: BlockModel) -> bool | None:
+    """Whether a ``+=``/``-=`` write of block model ``m`` can take a ranged match variable out of its range,
+    from the values the block starts with (each in its declared range, and the proved deal-start bounds):
+    False when z3 shows none can; None when that is not decided (z3 gave up, or the block was run with such
+    writes as rule errors, so that they were not recorded)."""
+    if m.A.range_errors:
+        return None
+    S = m.ex.S
+    types = {v.name: v.type for v in m.A.g.vars}
+    out = []
+    for name, cell, gain, cond in m.ex.writes:
+        t = types[name]
+        start = S.initial[name] if cell is None else S.initial[name][cell]
+        new = _arith("+", start, gain)
+        out.append(land(cond, lor(_compare("<", new, t.low), _compare(">", new, t.high))))
+    return m.possible(any_of(out)) if out else False
+
+
 def gain_bounds(A, w, stmts) -> tuple[dict, dict] | None:
     """What block ``stmts`` run from ``w`` adds to the match variables, as z3 bounds: ``(final, writes)``,
     each ``{(var, cell): (lo, hi)}`` (None: unbounded).  ``final``: the change of each watched variable over
