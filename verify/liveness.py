@@ -60,6 +60,28 @@ def subexprs(e):
         yield from subexprs(child)
 
 
+def free_locals(e) -> frozenset:
+    """The names of the locals ``e`` reads that no quantifier or ``next`` inside it binds (``p`` in a
+    property's ``invariant C``, which holds for every player ``p``)."""
+    if isinstance(e, ir.Local):
+        return frozenset((e.name,))
+    if isinstance(e, ir.Quant):
+        outer = free_locals(e.domain) if e.domain is not None else frozenset()
+        return outer | (free_locals(e.body) - {e.var})
+    if isinstance(e, ir.NextPlayer):
+        return free_locals(e.after) | (free_locals(e.cond) - {e.var})
+    out = frozenset()
+    for child in _children(e):
+        out |= free_locals(child)
+    return out
+
+
+def players_bound(e, n: int) -> range:
+    """The values ``p`` must take to decide a property expression ``e`` that holds "for every player ``p``":
+    every seat (0-based) when ``p`` is free in ``e``, else one (the value is then the same for all)."""
+    return range(n) if "p" in free_locals(e) else range(min(n, 1))
+
+
 def _children(e):
     if not is_dataclass(e):
         return ()

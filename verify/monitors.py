@@ -60,6 +60,8 @@ class InvariantMonitor:
         self._settled = False
         self._project = projection(prop.expr)
         self._memo: dict = {}
+        from .liveness import players_bound
+        self._players = players_bound(prop.expr, A.n)
 
     def fails(self, st) -> bool:
         key = self._project(st)
@@ -69,7 +71,7 @@ class InvariantMonitor:
         return got
 
     def _fails(self, st) -> bool:
-        for p in range(self.A.n):
+        for p in self._players:
             vals = self.A.eval(self.prop.expr, st, {"p": p})
             if False in vals or any(v.__class__ is ExprError for v in vals):
                 return True
@@ -122,7 +124,8 @@ class ArrivalMonitor:
         self.checked += 1
         if self.prop.expr is None or len(self.violations) >= MAX_KEPT:
             return
-        for p in range(self.A.n):
+        from .liveness import players_bound
+        for p in players_bound(self.prop.expr, self.A.n):
             vals = self.A.eval(self.prop.expr, st, {"p": p})
             if False in vals or any(v.__class__ is ExprError for v in vals):
                 self.violations.append((kind, src, move))

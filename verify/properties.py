@@ -45,9 +45,10 @@ def stopped(prop_name: str, kind: str, err: str) -> Result:
 
 def holds_concretely(V: Verifier, expr: ir.Expr, st) -> bool:
     """``expr`` with ``p`` bound to every player, in a concrete state; a rule error in it does not hold."""
+    from .liveness import players_bound
     f = V.game.compile(expr)
     try:
-        return all(f(st, {"p": p}) for p in range(V.game.players))
+        return all(f(st, {"p": p}) for p in players_bound(expr, V.game.players))
     except RuleError:
         return False
 

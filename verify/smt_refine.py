@@ -615,7 +615,8 @@ def invariant_can_fail(A, w, expr: ir.Expr, phase=None) -> bool | None:
     S = with_entries(from_abstract(A, w), A, phase)
     ev = Evaluator(S)
     try:
-        fails = any_of(lnot(ev.expr(expr, {"p": p})) for p in range(S.n))
+        from .liveness import players_bound
+        fails = any_of(lnot(ev.expr(expr, {"p": p})) for p in players_bound(expr, S.n))
     except NotEncodable:
         return None
     fails = lor(fails, any_of(c for c, _ in ev.errors))
