@@ -79,7 +79,13 @@ def free_locals(e) -> frozenset:
 def players_bound(e, n: int) -> range:
     """The values ``p`` must take to decide a property expression ``e`` that holds "for every player ``p``":
     every seat (0-based) when ``p`` is free in ``e``, else one (the value is then the same for all)."""
-    return range(n) if "p" in free_locals(e) else range(min(n, 1))
+    got = _FREE_P.get(id(e))
+    if got is None or got[0] is not e:      # by identity: IR nodes are immutable, and hashing one walks it
+        got = _FREE_P[id(e)] = (e, "p" in free_locals(e))
+    return range(n) if got[1] else range(min(n, 1))
+
+
+_FREE_P: dict = {}    # id(expression) -> (the expression, whether p is free in it)
 
 
 def _children(e):
