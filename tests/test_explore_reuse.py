@@ -113,3 +113,36 @@ def test_a_condition_that_holds_either_way_makes_no_choice():
     from atout.verify.cli import verify_game
     results, _ = verify_game(Game(compile_file(str(ROOT / "tests/data/exact_guard.atout"))), names=["bid_ends"])
     assert results[0].verdict == "refuted"
+
+
+def _all_verdicts(path, cover: bool):
+    """Every declared property's verdict (the deal bounds and tables aside), the card-blind group's exploration
+    serving the requests that keep no property's reads when ``cover`` (as the CLI sets it)."""
+    from atout.verify.cli import CHECKERS
+    game = Game(compile_file(str(ROOT / path)))
+    V = Verifier(game)
+    if cover:
+        V.run_properties = frozenset(p.name for p in game.ir.properties)
+    out = {p.name: CHECKERS[p.kind](V, p).verdict for p in game.ir.properties
+           if p.kind not in ("deal_bound", "complete")}
+    return out, V.work["explorations"]
+
+
+def test_the_group_exploration_serves_the_plain_card_blind_requests():
+    """Enquire-Within Ecarte: the can_force and conserves properties keep their reads on one card-blind
+    exploration, which keeps everything the plain card-blind one keeps and more (every zone it counts, every
+    variable it keeps): the terminations and can_end ride on it, with the same verdicts."""
+    from atout.verify.checker import _finer
+    game = Game(compile_file(str(ROOT / "rules/ecarte_ew.atout")))
+    V = Verifier(game)
+    assert V._covering_spec(Spec()) is None          # no property of the group is checked: nothing runs it
+    V.run_properties = frozenset(p.name for p in game.ir.properties)
+    cover = V._covering_spec(Spec())
+    assert cover is not None and set(cover.props) == {"elder_can_stop_exchanges", "dealer_can_stop_exchanges",
+                                                      "reshuffle_conserves_cards"}
+    assert _finer(V._key(cover)[0], V._key(Spec())[0]) and not _finer(V._key(Spec())[0], V._key(cover)[0])
+    shared, n_shared = _all_verdicts("rules/ecarte_ew.atout", True)
+    own, n_own = _all_verdicts("rules/ecarte_ew.atout", False)
+    assert shared == own
+    assert (n_shared, n_own) == (2, 3)
+    assert own["exchange_terminates"] == "proved" and own["elder_can_stop_exchanges"] == "proved"

@@ -175,6 +175,21 @@ def tracked_cards(game) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+def _finer(a: tuple, b: tuple) -> bool:
+    """Whether the exploration with key ``a`` (:meth:`Verifier._key`) keeps at least what the one with key ``b``
+    keeps: in every phase the same zones and variables live or more, the same cards tracked and gains watched,
+    fewer zones blurred, the same range errors.  Its abstraction is then a refinement of ``b``'s."""
+    za, va, ta, wa, ba, ra = a
+    zb, vb, tb, wb, bb, rb = b
+    if (ta, wa, ra) != (tb, wb, rb) or not set(ba) <= set(bb):
+        return False
+    for mine, theirs in ((dict(za), zb), (dict(va), vb)):
+        for phase, kept in theirs:
+            if phase not in mine or not set(kept) <= set(mine[phase]):
+                return False
+    return True
+
+
 def _keeps_reads(prop: ir.Property) -> bool:
     """Whether the exploration of ``prop`` keeps the property's own reads live (see :meth:`Verifier.spec_for`)."""
     return prop.kind in ("invariant", "conserves", "can_force")
@@ -219,6 +234,9 @@ class Verifier:
         self._coarsen_why = None       # what made the first exploration give up keeping them (None: coarsen_at)
         self._keys: dict = {}          # Spec -> its exploration key (see _key)
         self.group_properties = True   # False: each property that keeps its reads gets its own exploration
+        # the properties checked in this run (set by the CLI; by default none): a request is served by the
+        # card-blind group's exploration only when one of them makes it run anyway (_covering_spec)
+        self.run_properties: frozenset = frozenset()
         # whether the precise exploration will be run anyway (set by verify_game): card-blind requests share it
         self.precise_needed = False
         self.findings: list[Finding] = []
@@ -396,16 +414,46 @@ class Verifier:
         (:meth:`_shared_spec`) for it or for its group, then its group's (:meth:`_group_spec`; not with
         ``group`` False)."""
         g = self._group_spec(spec)
-        alts = [self._shared_spec(spec), g and self._shared_spec(g)] + ([g] if group else [])
+        alts = [self._shared_spec(spec), g and self._shared_spec(g)] + ([g, self._covering_spec(spec)] if group
+                                                                        else [])
         return [a for a in alts if a is not None]
+
+    def _covering_spec(self, spec: Spec) -> Spec | None:
+        """The card-blind group's spec (:meth:`_group_spec`) for a card-blind request that keeps no property's
+        reads (a termination, ``can_end``, the built-in checks), when that exploration is explored in this run
+        anyway (a property of the group in :attr:`run_properties` that nothing else can serve) and keeps at
+        least what ``spec``'s does (:func:`_finer`): every verdict on a finer over-approximation holds."""
+        if spec.props or spec.precise or spec.exact_sizes or not self.group_properties:
+            return None
+        group = self._card_blind_group()
+        if not group:
+            return None
+        cover = Spec(False, group, False, spec.range_errors, False)
+        needed = False
+        for p in self.g.properties:
+            if p.name in group and p.name in self.run_properties:
+                own = self.spec_for(p)
+                g = self._group_spec(own)
+                if g == cover and self._shared_spec(own) is None and self._shared_spec(g) is None:
+                    needed = True
+                    break
+        if not needed or not _finer(self._key(cover)[0], self._key(spec)[0]):
+            return None
+        return cover
+
+    def _card_blind_group(self) -> tuple:
+        """The names of the card-blind properties that keep their reads (one exploration: :meth:`_group_spec`)."""
+        return tuple(p.name for p in self.g.properties if _keeps_reads(p) and not _reads_cards(p)
+                     and self.proved_by_sizes(p) is None)
 
     def _group_spec(self, spec: Spec) -> Spec | None:
         """The spec of the exploration shared by every property that keeps its reads live and is explored
         as precisely as ``spec`` (card-blind, or tracking the named cards when it reads cards)."""
         if len(spec.props) != 1 or spec.exact_sizes or not self.group_properties:
             return None
-        group = tuple(p.name for p in self.g.properties if _keeps_reads(p) and _reads_cards(p) == spec.precise
-                      and self.proved_by_sizes(p) is None)
+        group = self._card_blind_group() if not spec.precise else \
+            tuple(p.name for p in self.g.properties if _keeps_reads(p) and _reads_cards(p)
+                  and self.proved_by_sizes(p) is None)
         if spec.props[0] not in group or group == spec.props:
             return None
         return Spec(spec.precise, group, spec.exact_sizes, spec.range_errors, spec.blind)

@@ -69,6 +69,7 @@ def _verify_game(game, names, timeout, progress, builtins, budget, cross, jobs=1
     run_builtins = builtins or (builtins is None and names is None)
     V.precise_needed = any(p.kind in ("deal_bound", "complete") for p in props) or \
         bool(run_builtins and game.ir.tables)
+    V.run_properties = frozenset(p.name for p in props)
     units = [parallel.Unit(p.name, p.kind, lambda p=p: _guarded(V, p.name, p.kind, lambda: CHECKERS[p.kind](V, p)))
              for p in props]
 
