@@ -49,9 +49,9 @@ def prove_in_blocks(V) -> tuple[bool, str] | None:
     :mod:`.match_invariant` at the block's start, no write can leave the range (z3 over the block's symbolic
     run, :class:`.smt_refine.BlockModel`), and a write with ``=`` that would is a rule error that ends the
     game.  So every block ends with the variables in range again.  (The deal-start bounds are proved under
-    the same hypothesis: the two are one induction.)  A ``=`` write outside the blocks, which :func:`_prove_on`
-    cannot handle, is no obstacle here as long as it lies in a block.  Used for Whist, whose ``points`` are
-    reset with ``=`` when a game is won."""
+    the same hypothesis: the two are one induction.)  Unlike the route over the gains
+    (:func:`prove_match_ranges`), a write with ``=`` is no obstacle: Whist resets ``points`` with ``=`` when a
+    game is won."""
     from . import match_invariant, smt_refine
     g = V.g
     ranged = [v for v in g.vars if v.scope == "match" and v.type.kind == "int" and v.type.low is not None]
