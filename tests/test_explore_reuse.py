@@ -146,3 +146,37 @@ def test_the_group_exploration_serves_the_plain_card_blind_requests():
     assert shared == own
     assert (n_shared, n_own) == (2, 3)
     assert own["exchange_terminates"] == "proved" and own["elder_can_stop_exchanges"] == "proved"
+
+
+def _solo_whist_verdicts(ride: bool):
+    from atout.verify.cli import CHECKERS
+    game = Game(compile_file(str(ROOT / "rules/solo_whist.atout")))
+    V = Verifier(game)
+    V.precise_needed = True
+    if ride:
+        V.run_properties = frozenset(p.name for p in game.ir.properties)
+    out = {p.name: CHECKERS[p.kind](V, p).verdict for p in game.ir.properties}
+    return out, V.work["explorations"], V._riders()
+
+
+def test_the_invariants_ride_on_the_precise_exploration():
+    """Solo Whist: its invariants keep `acceptor`, `bid` and `proposal`, which the precise exploration (card-
+    blind, watching `units`) forgets; `units` is only written in the deal-end block, so keeping those reads
+    there adds no state, and one exploration serves all, with the verdicts their own exploration gives
+    (every one proved: rules digest §4.5, §5.21, §5.25)."""
+    riding, n_riding, riders = _solo_whist_verdicts(True)
+    own, n_own, none = _solo_whist_verdicts(False)
+    assert set(riders) == {"tricks_sum_to_13", "units_zero_sum", "misere_has_no_trumps",
+                           "partners_only_in_proposal"} and none == ()
+    assert riding == own and set(own.values()) == {"proved"}
+    assert (n_riding, n_own) == (1, 2)
+
+
+def test_no_riders_where_the_gains_change_during_play():
+    """Ecarte's king of trumps scores while the deal is played: the gains would split the states the
+    invariants' reads split, so nothing rides on the precise exploration."""
+    game = Game(compile_file(str(ROOT / "rules/ecarte.atout")))
+    V = Verifier(game)
+    V.precise_needed = True
+    V.run_properties = frozenset(p.name for p in game.ir.properties)
+    assert V._card_blind_group() and V._riders() == ()
