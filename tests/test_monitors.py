@@ -19,7 +19,7 @@ def _props(path):
 def test_a_free_p_is_bound_to_every_player():
     g, props = _props("tests/data/card_blind.atout")          # invariant size(hand[p]) <= 3
     assert free_locals(props["hands_hold_three"]) == {"p"}
-    assert list(players_bound(props["hands_hold_three"], g.players)) == list(range(g.players))
+    assert list(players_bound(g, props["hands_hold_three"])) == list(range(g.players))
 
 
 def test_a_quantified_p_is_not_free():
@@ -27,6 +27,6 @@ def test_a_quantified_p_is_not_free():
     # all(p in players: contract[p] + contract[partner(p)] <= 13); sum(p in players: tricks(p)) <= 13
     for name in ("bids_at_most_thirteen_a_side", "thirteen_tricks"):
         assert free_locals(props[name]) == frozenset(), name
-        assert list(players_bound(props[name], g.players)) == [0]
+        assert list(players_bound(g, props[name])) == [0]
     g, props = _props("rules/whist.atout")                    # held[0] + held[1] <= 4
     assert free_locals(props["honours_split"]) == frozenset()

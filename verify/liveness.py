@@ -76,16 +76,17 @@ def free_locals(e) -> frozenset:
     return out
 
 
-def players_bound(e, n: int) -> range:
-    """The values ``p`` must take to decide a property expression ``e`` that holds "for every player ``p``":
-    every seat (0-based) when ``p`` is free in ``e``, else one (the value is then the same for all)."""
-    got = _FREE_P.get(id(e))
-    if got is None or got[0] is not e:      # by identity: IR nodes are immutable, and hashing one walks it
-        got = _FREE_P[id(e)] = (e, "p" in free_locals(e))
+def players_bound(game, e) -> range:
+    """The values ``p`` must take to decide a property expression ``e`` of ``game`` (its ``players`` seats)
+    that holds "for every player ``p``": every seat (0-based) when ``p`` is free in ``e``, else one (the value
+    is then the same for all).  Whether ``p`` is free is found once per expression, kept on the game (which
+    owns the expressions) by identity: hashing an IR node walks it."""
+    cache = game.__dict__.setdefault("_free_p", {})
+    got = cache.get(id(e))
+    if got is None or got[0] is not e:
+        got = cache[id(e)] = (e, "p" in free_locals(e))
+    n = game.players
     return range(n) if got[1] else range(min(n, 1))
-
-
-_FREE_P: dict = {}    # id(expression) -> (the expression, whether p is free in it)
 
 
 def _children(e):

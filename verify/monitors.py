@@ -61,7 +61,7 @@ class InvariantMonitor:
         self._project = projection(prop.expr)
         self._memo: dict = {}
         from .liveness import players_bound
-        self._players = players_bound(prop.expr, A.n)
+        self._players = players_bound(A.game, prop.expr)
 
     def fails(self, st) -> bool:
         key = self._project(st)
@@ -116,6 +116,8 @@ class ArrivalMonitor:
         self.phases = set(prop.phases)
         self.checked = 0
         self.violations: list = []
+        from .liveness import players_bound
+        self._players = players_bound(A.game, prop.expr) if prop.expr is not None else range(0)
 
     def __call__(self, kind, st, src, move):
         if kind != "decision" or st.phase != self.prop.target or not isinstance(src, tuple) or \
@@ -124,8 +126,7 @@ class ArrivalMonitor:
         self.checked += 1
         if self.prop.expr is None or len(self.violations) >= MAX_KEPT:
             return
-        from .liveness import players_bound
-        for p in players_bound(self.prop.expr, self.A.n):
+        for p in self._players:
             vals = self.A.eval(self.prop.expr, st, {"p": p})
             if False in vals or any(v.__class__ is ExprError for v in vals):
                 self.violations.append((kind, src, move))

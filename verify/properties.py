@@ -48,7 +48,7 @@ def holds_concretely(V: Verifier, expr: ir.Expr, st) -> bool:
     from .liveness import players_bound
     f = V.game.compile(expr)
     try:
-        return all(f(st, {"p": p}) for p in players_bound(expr, V.game.players))
+        return all(f(st, {"p": p}) for p in players_bound(V.game, expr))
     except RuleError:
         return False
 

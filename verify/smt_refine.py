@@ -461,10 +461,9 @@ def writes_may_leave_range(m: BlockModel) -> bool | None:
     if m.A.range_errors:
         return None
     S = m.ex.S
-    types = {v.name: v.type for v in m.A.g.vars}
     out = []
     for name, cell, gain, cond in m.ex.writes:
-        t = types[name]
+        t = S.game.var_decl[name].type
         start = S.initial[name] if cell is None else S.initial[name][cell]
         new = _arith("+", start, gain)
         out.append(land(cond, lor(_compare("<", new, t.low), _compare(">", new, t.high))))
@@ -616,7 +615,7 @@ def invariant_can_fail(A, w, expr: ir.Expr, phase=None) -> bool | None:
     ev = Evaluator(S)
     try:
         from .liveness import players_bound
-        fails = any_of(lnot(ev.expr(expr, {"p": p})) for p in players_bound(expr, S.n))
+        fails = any_of(lnot(ev.expr(expr, {"p": p})) for p in players_bound(S.game, expr))
     except NotEncodable:
         return None
     fails = lor(fails, any_of(c for c, _ in ev.errors))
