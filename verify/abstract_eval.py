@@ -162,6 +162,7 @@ class AbstractEvaluator:
             w.pins = pins
 
     memoize = True   # False: every read evaluated afresh (the reference the tests compare with)
+    fast_paths = True   # False: no closure computes a node's common case itself (see _compile)
 
     @property
     def _pure(self) -> dict:
@@ -188,8 +189,12 @@ class AbstractEvaluator:
 
     def _compile(self, e: ir.Expr):  # noqa: C901 - fast closures for the common nodes, the general case else
         """A closure ``f(w, env) -> values`` for node ``e``: the common cases of single exact values are
-        computed directly, everything else by :meth:`_eval_node` (the same semantics)."""
+        computed directly, everything else by :meth:`_eval_node` (the same semantics).  With
+        :attr:`fast_paths` off, every node goes through :meth:`_eval_node` (the reference the tests compare
+        with)."""
         cls = e.__class__
+        if not self.fast_paths:
+            return lambda w, env: self._eval_node(e, w, env)
         if cls is ir.Const:
             v = e.value
             return lambda w, env: [v]
@@ -249,9 +254,77 @@ class AbstractEvaluator:
                         return [py(x, y)]
                 return self._binop_values(e, a, b)
             return f_bin
+        if cls is ir.Call and len(e.args) == 1 and e.fn in ("left", "right", "partner", "side", "tricks"):
+            return self._compile_player_call(e)
         if cls is ir.Call:
             return lambda w, env: self._call(e, w, env)
+        if cls is ir.Index:
+            fi = self._fn_of(e.index)
+            name = e.base.name
+            expand = self.expand
+
+            def f_index(w, env):
+                ivals = fi(w, env)
+                if len(ivals) == 1 and ivals[0].__class__ is int:
+                    arr = w.vars[name]
+                    if 0 <= ivals[0] < len(arr):
+                        return expand(arr[ivals[0]])
+                return self._index(e, ivals, w, env)
+            return f_index
+        if cls is ir.Quant and e.domain is None and e.kind in ("all", "any", "count", "sum") and not (
+                e.kind == "sum" and isinstance(e.body, ir.Call) and e.body.fn == "tricks"):
+            return self._compile_player_quant(e)
         return lambda w, env: self._eval_node(e, w, env)
+
+    def _compile_player_call(self, e: ir.Call):
+        """A closure for ``left``, ``right``, ``partner``, ``side`` or ``tricks`` of a player: one exact seat
+        (and, for ``tricks``, the tricks kept player by player) is answered directly, anything else by
+        :meth:`_call` (the same semantics)."""
+        fa = self._fn_of(e.args[0])
+        n = self.n
+        if e.fn == "tricks":
+            def f_tricks(w, env):
+                vals = fa(w, env)
+                won = w.tricks_won
+                if len(vals) == 1 and vals[0].__class__ is int and 0 <= vals[0] < n and won.__class__ is list:
+                    return [won[vals[0]]]
+                return self._call(e, w, env)
+            return f_tricks
+        g = self.game
+        table = {"left": [(p + 1) % n for p in range(n)], "right": [(p - 1) % n for p in range(n)],
+                 "partner": [g.partner[p] for p in range(n)] if e.fn == "partner" else None,
+                 "side": [g.side_of[p] for p in range(n)] if e.fn == "side" else None}[e.fn]
+
+        def f_player(w, env):
+            vals = fa(w, env)
+            if len(vals) == 1 and vals[0].__class__ is int and 0 <= vals[0] < n:
+                return [table[vals[0]]]
+            return self._call(e, w, env)
+        return f_player
+
+    def _compile_player_quant(self, e: ir.Quant):
+        """A closure for a quantifier over the players: when the body has one exact value for every player
+        (a bool for all/any/count, an int for sum) the result is computed directly; otherwise (several values,
+        a rule error) the general :meth:`_quant` decides, on a fresh evaluation."""
+        fb = self._fn_of(e.body)
+        var, kind, players = e.var, e.kind, range(self.n)
+        want = int if kind == "sum" else bool
+
+        def f_quant(w, env):
+            vals = []
+            for p in players:
+                inner = dict(env)
+                inner[var] = p
+                r = fb(w, inner)
+                if len(r) != 1 or r[0].__class__ is not want:
+                    return self._quant(e, w, env)
+                vals.append(r[0])
+            if kind == "all":
+                return [all(vals)]
+            if kind == "any":
+                return [any(vals)]
+            return [sum(vals)]       # count: the Trues; sum: the ints
+        return f_quant
 
     def _pinned(self, e: ir.Expr, inner):
         """``inner`` (the closure of ``e``, a closed expression that can take several values) made to take one
@@ -304,20 +377,7 @@ class AbstractEvaluator:
         if cls is ir.Builtin:
             return self._builtin(e.name, w)
         if cls is ir.Index:
-            arr = w.vars[e.base.name]
-            out = []
-            for i in self.eval(e.index, w, env):
-                if i.__class__ is ExprError:
-                    out.append(i)
-                elif isinstance(i, Interval):
-                    out.extend(x for a in arr for x in self.expand(a))
-                    if not (i.lo is not None and i.lo >= 0 and i.hi is not None and i.hi < len(arr)):
-                        out.append(ExprError(f"index out of range for '{e.base.name}'", e.span))
-                elif 0 <= i < len(arr):
-                    out.extend(self.expand(arr[i]))
-                else:
-                    out.append(ExprError(f"index {i} out of range for '{e.base.name}'", e.span))
-            return uniq(out)
+            return self._index(e, self.eval(e.index, w, env), w, env)
         if cls is ir.Not:
             return _negated(self.eval(e.operand, w, env))
         if cls is ir.Neg:
@@ -704,6 +764,24 @@ class AbstractEvaluator:
                 return [True, False]
             return [True, False]
         return compare(op, a, b)
+
+    def _index(self, e: ir.Index, ivals: list, w, env: dict) -> list:
+        """The values of ``e`` (an element of a per-player or per-side variable) for the index values ``ivals``:
+        an unknown index stands for every element, one out of range is a rule error."""
+        arr = w.vars[e.base.name]
+        out = []
+        for i in ivals:
+            if i.__class__ is ExprError:
+                out.append(i)
+            elif isinstance(i, Interval):
+                out.extend(x for a in arr for x in self.expand(a))
+                if not (i.lo is not None and i.lo >= 0 and i.hi is not None and i.hi < len(arr)):
+                    out.append(ExprError(f"index out of range for '{e.base.name}'", e.span))
+            elif 0 <= i < len(arr):
+                out.extend(self.expand(arr[i]))
+            else:
+                out.append(ExprError(f"index {i} out of range for '{e.base.name}'", e.span))
+        return uniq(out)
 
     def _quant(self, e: ir.Quant, w, env: dict) -> list:  # noqa: C901
         if e.domain is None:
