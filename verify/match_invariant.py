@@ -34,7 +34,7 @@ import z3
 
 from atout.compiler import ir
 
-from .symbolic import Evaluator, NotEncodable, any_of, as_bool, land, lnot, solver
+from .symbolic import Evaluator, NotEncodable, all_of, any_of, as_bool, land, lnot, solver
 
 
 def applies(A) -> bool:
@@ -207,16 +207,24 @@ def deal_start_bounds(A, models: list) -> dict | None:
         prepared.append((solver(S, A.rlimit), S, land(lnot(any_of(c for c, _ in m.ex.errors)), lnot(over))))
     checks = 0
     changed = True
+    widened = [True] * len(prepared)     # per model: a bound widened at its end in the pass before
     while changed:
         changed = False
         before = dict(bound)
-        for s, S, stays in prepared:
+        for at, (s, S, stays) in enumerate(prepared):
             s.push()
             try:
                 for key, b in before.items():
                     s.add(_holds(S.initial, key, b))
                 if stays is not True:
                     s.add(as_bool(stays))
+                # one check first for the whole conjunction where no bound was widened in the pass before:
+                # where every bound still holds (in the last pass, at least), the bounds one by one need no
+                # check (not counted: it only saves checks)
+                quiet, widened[at] = not widened[at], False
+                if quiet and s.check(z3.Not(as_bool(all_of(_holds(S.vars, key, b) for key, b in bound.items()
+                                                           if b != (None, None))))) == z3.unsat:
+                    continue
                 for key in bound:
                     (name, i), case = key
                     end = _term(S.vars, name, i)
@@ -230,7 +238,7 @@ def deal_start_bounds(A, models: list) -> dict | None:
                         r = s.check(z3.Not(_holds(S.vars, key, b)))
                         if r == z3.unsat:
                             break
-                        changed = True
+                        changed = widened[at] = True
                         val = s.model().eval(end, model_completion=True) if r == z3.sat else None
                         if val is None or not z3.is_int_value(val):
                             bound[key] = (None, None)     # z3 gave up: no bound (never a guess)

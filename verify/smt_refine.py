@@ -413,8 +413,8 @@ class BlockModel:
     def possible(self, cond) -> bool | None:
         return possible(self.solver, cond)
 
-    def bounds(self, term, cond=True):
-        return bounds(self.solver, term, cond)
+    def bounds(self, term, cond=True, hint=None):
+        return bounds(self.solver, term, cond, hint)
 
 
 def block_model(A, w, stmts, keep: bool = True) -> BlockModel | None:
@@ -478,13 +478,16 @@ def gain_bounds(A, w, stmts) -> tuple[dict, dict] | None:
     m = block_model(A, w, stmts)
     if m is None:
         return None
+    # the bounds found for the previous block guide the search for this one's (blocks that differ in the
+    # tricks taken add much the same): fewer checks, the same bounds
+    hints = A.__dict__.setdefault("_gain_bound_hints", {})
     final = {}
     for name in A.watch:
         for j, term in enumerate(m.ex.gains(name)):
             if not _const(term):
-                b = m.bounds(term)
+                b = m.bounds(term, hint=hints.get(("final", name, j)))
                 if b is not None:
-                    final[(name, j)] = b
+                    final[(name, j)] = hints[("final", name, j)] = b
     by_cell: dict = {}
     for name, cell, gain, cond in m.ex.writes:
         by_cell.setdefault((name, cell), []).append((gain, cond))
@@ -496,9 +499,9 @@ def gain_bounds(A, w, stmts) -> tuple[dict, dict] | None:
             at = z3.If(which == i, _as_int(items[i][0]), _as_int(at))
         happens = all_of([which >= 0, which < len(items),
                           any_of(land(which == i, c) for i, (_, c) in enumerate(items))])
-        b = m.bounds(at, happens)
+        b = m.bounds(at, happens, hint=hints.get(("write",) + key))
         if b is not None:
-            writes[key] = b
+            writes[key] = hints[("write",) + key] = b
     return final, writes
 
 

@@ -1028,11 +1028,13 @@ def from_concrete(st) -> SymbolicState:
 OUT = 10 ** 12   # beyond any value a rule reaches
 
 
-def bounds(s: z3.Solver, term, cond=True):
+def bounds(s: z3.Solver, term, cond=True, hint=None):
     """``(lo, hi)`` of ``term`` under the solver's constraints where ``cond`` holds (None: unbounded, or not
     decided); None when ``cond`` cannot hold.  Each bound is found by galloping from a model's value (a
     bound twice as far each time, then halving the gap): a few satisfiability checks, cheaper than z3's
-    optimiser here.  The solver is left as it was."""
+    optimiser here.  ``hint``, a guess ``(lo, hi)`` (a similar term's bounds; None entries: no guess), is
+    tried first: a right guess costs two checks, a wrong one narrows the search; the bounds returned are
+    what z3 shows either way.  The solver is left as it was."""
     s.push()
     try:
         if cond is not True:
@@ -1048,16 +1050,17 @@ def bounds(s: z3.Solver, term, cond=True):
         v = s.model().eval(t, model_completion=True)
         if not z3.is_int_value(v):
             return (None, None)
-        lo = _greatest(s, -t, -v.as_long())
-        hi = _greatest(s, t, v.as_long())
+        h_lo, h_hi = hint if hint is not None else (None, None)
+        lo = _greatest(s, -t, -v.as_long(), None if h_lo is None else -h_lo)
+        hi = _greatest(s, t, v.as_long(), h_hi)
         return (None if lo is None else -lo, hi)
     finally:
         s.pop()
 
 
-def _greatest(s, u, known: int):
+def _greatest(s, u, known: int, guess: int | None = None):
     """The greatest value of ``u`` under the solver's constraints, ``known`` one of its values; None when
-    unbounded (beyond :data:`OUT`) or when z3 gives up."""
+    unbounded (beyond :data:`OUT`) or when z3 gives up.  ``guess``: a value tried first (see :func:`bounds`)."""
     def above(x):                     # a value of u >= x, or False (none), or None (z3 gave up)
         r = s.check(u >= x)
         if r == z3.unsat:
@@ -1065,6 +1068,12 @@ def _greatest(s, u, known: int):
         if r != z3.sat:
             return None
         return s.model().eval(u, model_completion=True).as_long()
+    if guess.__class__ is int and known < guess < OUT:
+        got = above(guess)
+        if got is False:              # the greatest lies in known .. guess - 1
+            return _bisect(above, known, known + 1, guess - 1)
+        if got is not None:           # at least the guess: gallop on from there (one check when it is right)
+            known = got
     step = 1
     while True:                       # gallop: a value at least ``step`` beyond the best known?
         got = above(known + step)
@@ -1076,7 +1085,11 @@ def _greatest(s, u, known: int):
         if known >= OUT:
             return None
         step *= 2
-    lo, hi = known + 1, known + step - 1   # the greatest lies in known .. known + step - 1
+    return _bisect(above, known, known + 1, known + step - 1)   # the greatest: known .. known + step - 1
+
+
+def _bisect(above, known: int, lo: int, hi: int):
+    """The greatest value, ``known`` one of them and none above ``hi``: halving ``lo .. hi``."""
     while lo <= hi:
         got = above((lo + hi) // 2)
         if got is None:
