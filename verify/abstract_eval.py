@@ -290,10 +290,7 @@ class AbstractEvaluator:
                     return [won[vals[0]]]
                 return self._call(e, w, env)
             return f_tricks
-        g = self.game
-        table = {"left": [(p + 1) % n for p in range(n)], "right": [(p - 1) % n for p in range(n)],
-                 "partner": [g.partner[p] for p in range(n)] if e.fn == "partner" else None,
-                 "side": [g.side_of[p] for p in range(n)] if e.fn == "side" else None}[e.fn]
+        table = self._seat_map(e.fn)
 
         def f_player(w, env):
             vals = fa(w, env)
@@ -301,6 +298,17 @@ class AbstractEvaluator:
                 return [table[vals[0]]]
             return self._call(e, w, env)
         return f_player
+
+    def _seat_map(self, fn: str) -> list:
+        """``left``, ``right``, ``partner`` or ``side`` of each seat (0-based), as a list indexed by seat."""
+        maps = self.__dict__.setdefault("_seat_maps", {})
+        got = maps.get(fn)
+        if got is None:
+            n, g = self.n, self.game
+            f = {"left": lambda p: (p + 1) % n, "right": lambda p: (p - 1) % n,
+                 "partner": lambda p: g.partner[p], "side": lambda p: g.side_of[p]}[fn]
+            got = maps[fn] = [f(p) for p in range(n)]
+        return got
 
     def _compile_player_quant(self, e: ir.Quant):
         """A closure for a quantifier over the players: when the body has one exact value for every player
@@ -613,14 +621,8 @@ class AbstractEvaluator:
             ps = [p for p, _ in w.trick_cards]
             return uniq([p if p.__class__ is ExprError else (p in ps) for p in self.eval(e.args[0], w, env)])
         vals = self.eval(e.args[0], w, env) if e.args else []
-        if fn == "left":
-            return self._player_fn(e, vals, lambda p: (p + 1) % n)
-        if fn == "right":
-            return self._player_fn(e, vals, lambda p: (p - 1) % n)
-        if fn == "partner":
-            return self._player_fn(e, vals, lambda p: self.game.partner[p])
-        if fn == "side":
-            return self._player_fn(e, vals, lambda p: self.game.side_of[p])
+        if fn in ("left", "right", "partner", "side"):
+            return self._player_fn(e, vals, self._seat_map(fn).__getitem__)
         if fn == "abs":
             out = []
             for v in vals:

@@ -29,13 +29,18 @@ ROUNDS = 12
 def prove_match_ranges(V) -> tuple[bool, str]:
     """``(holds, why)``: whether no ``+=``/``-=`` write to a ranged match variable leaves its range, on the
     first of the explorations that watch the gains (:meth:`.checker.Verifier.gains_specs`) that shows it."""
-    ranged = {v.name for v in V.g.vars if v.scope == "match" and v.type.kind == "int" and v.type.low is not None}
+    ranged = {v.name for v in _ranged(V.g)}
     out = None
     for spec in V.gains_specs(cards_first=V.cards_matter(ranged)):
         out = _prove_on(V, spec)
         if out[0]:
             return out
     return out
+
+
+def _ranged(g: ir.Game) -> list:
+    """The int match variables of ``g`` with a declared range (a lower bound at least)."""
+    return [v for v in g.vars if v.scope == "match" and v.type.kind == "int" and v.type.low is not None]
 
 
 def prove_in_blocks(V) -> tuple[bool, str] | None:
@@ -54,7 +59,7 @@ def prove_in_blocks(V) -> tuple[bool, str] | None:
     game is won."""
     from . import match_invariant, smt_refine
     g = V.g
-    ranged = [v for v in g.vars if v.scope == "match" and v.type.kind == "int" and v.type.low is not None]
+    ranged = _ranged(g)
     if not ranged:
         return None
     for v in ranged:
@@ -88,7 +93,7 @@ def prove_in_blocks(V) -> tuple[bool, str] | None:
 
 def _prove_on(V, spec) -> tuple[bool, str]:
     g = V.g
-    ranged = [v for v in g.vars if v.scope == "match" and v.type.kind == "int" and v.type.low is not None]
+    ranged = _ranged(g)
     ex, A, err = V.exploration(spec)
     if ex is None:
         return False, f"the exploration that records the gains stopped: {err}"
