@@ -34,7 +34,8 @@ def _graph(game, spec, reuse: bool, fast: bool = True):
     E = Explorer(A, summaries=reuse)
     ex = E.explore()
     edges = sorted((repr(u), repr(v), str(d["move"]), repr(d["end_gains"]), d["exact"], d["sure"],
-                    repr(d["events"])) for u, v, d in ex.graph.edges(data=True))
+                    repr(d["events"]), repr(d["perm"]), d["rot"], repr(d.get("ctr")))
+                   for u, v, d in ex.graph.edges(data=True))
     return set(ex.states), edges, sorted(set(map(repr, ex.deal_ends))), E.summary_reuses
 
 
@@ -65,6 +66,21 @@ def test_summaries_are_reused():
     many last tricks)."""
     game = Game(compile_file(str(ROOT / "rules/ecarte.atout")))
     assert _graph(game, Spec(precise=True), reuse=True)[3] > 0
+
+
+def test_reused_outcomes_skip_the_canonical_form(monkeypatch):
+    """Not vacuous: an outcome of a reused summary whose node is known (or that needs none: the end of the
+    match, a rule error) goes to the graph without being cloned and made canonical again, so the explorer
+    makes fewer nodes from states than it adds edges (the graphs are the same, see above)."""
+    calls = []
+    add = Explorer._add
+    monkeypatch.setattr(Explorer, "_add", lambda self, *a: calls.append(1) or add(self, *a))
+    game = Game(compile_file(str(ROOT / "rules/ecarte.atout")))
+    _graph(game, Spec(precise=True), reuse=True)
+    with_reuse = len(calls)
+    calls.clear()
+    _graph(game, Spec(precise=True), reuse=False)
+    assert with_reuse < len(calls)
 
 
 def _verdicts(path, share: bool):

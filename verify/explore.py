@@ -120,6 +120,32 @@ def _move_of(key, how, st: AbstractState) -> Move:
 
 
 _GAINS = 13   # the index of the gains in AbstractState.key()
+
+
+def _gains_only(key, src_key) -> bool:
+    """Whether ``key`` differs from ``src_key`` (the node a move started from) in the per-deal gains alone."""
+    return isinstance(src_key, tuple) and len(src_key) == len(key) and key[_GAINS] != src_key[_GAINS] and \
+        key[:_GAINS] == src_key[:_GAINS] and key[_GAINS + 1:] == src_key[_GAINS + 1:]
+
+
+class _Reached:
+    """An outcome of a deal-end summary whose successor needs no state: the end of the match, a rule error, or
+    a node already known.  It holds what :meth:`Explorer._edge` reads of the outcome (the events, the deal's
+    gains, exactness, counters, the deal-end block) and, for a node, the node, suit permutation and rotation
+    that :meth:`Explorer._add` gave the same outcome before (None otherwise).
+    It stands for a clone of the summary's state that ``_add`` would map to the same node: ``_add`` is a
+    function of the state and of the node the move started from, and the reuse is taken only where that
+    node cannot change the answer (no widening against it, no phase with frozen variables)."""
+
+    __slots__ = ("events", "end_gains", "exact", "ctr", "sid", "node")
+
+    def __init__(self, events, end_gains, exact, ctr, sid, node):
+        self.events = events
+        self.end_gains = end_gains
+        self.exact = exact
+        self.ctr = ctr
+        self.sid = sid
+        self.node = node
 _VARS = 5     # the index of the variables' values (in declaration order) in AbstractState.key()
 
 
@@ -212,8 +238,8 @@ class Explorer:
             for i in range(first_write, len(A.match_range_writes)):
                 A.write_blocks[i] = sid
             got = self._summaries[key] = ([(st.clone(), kind) for st, kind in results], seen,
-                                          A.match_range_writes[first_write:], sid)
-        results, seen, writes, sid = got
+                                          A.match_range_writes[first_write:], sid, [None] * len(results))
+        results, seen, writes, sid, nodes = got
         self.summary_reuses += reused
         for kind, st in seen:
             for m in self.monitors:
@@ -223,10 +249,22 @@ class Explorer:
                 A.write_blocks[len(A.match_range_writes)] = sid
                 A.match_range_writes.append((A.current,) + tuple(w[1:]))
         out = []
-        for st, kind in results:
+        # outside another summary's first run, the outcomes go straight to _edge: the end of the match or a
+        # rule error needs no node, and one whose node _add gave before (kept in ``nodes`` by _edge) is passed
+        # on as that node, neither cloned nor canonicalised again
+        direct = self._summary_root is None
+        for i, (st, kind) in enumerate(results):
+            if direct:
+                node = nodes[i]
+                if node is not None and not _gains_only(node[0], src_key) or kind == "over" or \
+                        kind.startswith("error:"):
+                    out.append((_Reached(s.events + st.events, st.end_gains, st.exact, st.ctr, sid, node), kind))
+                    continue
             c = st.clone()
             c.events = s.events + st.events
             c._sid = sid      # the deal end it came from (read and dropped by _edge)
+            if direct:
+                c._slot = (nodes, i)      # where _edge keeps the node _add gives it (read and dropped by _edge)
             out.append((c, kind))
         return out
 
@@ -624,8 +662,13 @@ class Explorer:
 
     def _edge(self, G, ex, key, move, st, kind, sure, states, frontier, seen_edges):
         gains = st.end_gains
-        sid = st.__dict__.pop("_sid", None)
         perm, rot = None, 0
+        reached = st.__class__ is _Reached     # a reused summary's outcome (see _summary)
+        if reached:
+            sid, slot = st.sid, None
+        else:
+            sid = st.__dict__.pop("_sid", None)
+            slot = st.__dict__.pop("_slot", None)
         if kind == "over":
             succ = MATCH_OVER
         elif kind.startswith("error:"):
@@ -635,8 +678,10 @@ class Explorer:
                 G.add_node(succ)
             if not any(e[0] == key and e[1] == msg for e in ex.errors[-8:]):
                 ex.errors.append((key, msg, move))
+        elif reached:
+            succ, perm, rot = st.node
         else:
-            succ, perm, rot = self._add(st, states, frontier, key)
+            succ, perm, rot = self._add(st, states, frontier, key, slot)
         ident = (succ, move, gains, st.exact, st.ctr)
         data = seen_edges.get(ident)
         tracked = gains is not None or kind.startswith("error:")   # whose deal-end blocks are remembered
@@ -659,22 +704,27 @@ class Explorer:
             data["end_blocks"] = [sid] if sid is not None else None
         self.edges += 1
 
-    def _add(self, st: AbstractState, states, frontier, src_key):
+    def _add(self, st: AbstractState, states, frontier, src_key, slot=None):
+        """The node of ``st`` (forgotten, suits and seats made canonical: ``(key, suit permutation, rotation)``),
+        added to ``states`` and ``frontier`` when new.  ``slot`` (``(list, index)``, from :meth:`_summary`)
+        receives that answer when it does not depend on ``src_key``, for the summary's later reuses."""
         A = self.A
-        if st.phase in A.frozen and not (isinstance(src_key, tuple) and src_key[0] == st.phase):
+        frozen = st.phase in A.frozen
+        if frozen and not (isinstance(src_key, tuple) and src_key[0] == st.phase):
             A.record_entry(st)     # play enters a phase whose frozen variables are forgotten there
         A.forget(st)
         perm = A.canonical_suits(st)
         rot = A.rotate(st)
         st.end_gains = None
         key = st.key()
-        if isinstance(src_key, tuple) and len(src_key) == len(key) and key[_GAINS] != src_key[_GAINS] and \
-                key[:_GAINS] == src_key[:_GAINS] and key[_GAINS + 1:] == src_key[_GAINS + 1:]:
+        if _gains_only(key, src_key):
             # the move changed nothing but the per-deal gains, so it can be repeated for ever: widen them
             # beyond what the deal_bound properties compare with, else the states would never run out
             t = A.gain_threshold
             st.gains = tuple(tuple(widen_gain(x, t) for x in row) for row in st.gains)
             key = st.key()
+        elif slot is not None and not frozen:
+            slot[0][slot[1]] = (key, perm, rot)
         if key not in states:
             clean = st.clone()
             clean.events = []
