@@ -17,6 +17,27 @@ from .span import NO_SPAN
 
 TRICK_ZONE = "trick"
 TAKEN_ZONE = "taken"
+#: names and functions that only a ``trick`` phase sets (read elsewhere, they never change)
+TRICK_BUILTINS = ("leader", "winner", "trick_number", "led_suit")
+TRICK_FUNCTIONS = ("tricks", "played")
+_OWN_VARIABLE = {   # what a game without a trick phase declares instead, in the hint
+    "leader": "e.g. deal var lead_player: player", "winner": "e.g. deal var trick_winner: player",
+    "trick_number": "e.g. deal var trick_no: int in 0..13", "led_suit": "e.g. deal var lead_suit: suit",
+    "tricks": "e.g. deal var taken_n: int in 0..13 per player", "played": "e.g. deal var has_played: bool per player",
+}
+
+
+def _ir_nodes(x):
+    """Every IR node (dataclass) inside ``x`` (IR nodes, tuples and lists of them), ``x``'s own included."""
+    from dataclasses import fields, is_dataclass
+    stack = [x]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (tuple, list)):
+            stack.extend(x)
+        elif is_dataclass(x) and not isinstance(x, type):
+            yield x
+            stack.extend(getattr(x, f.name) for f in fields(x))
 DONE_SLOT = "done"
 
 
@@ -79,10 +100,34 @@ class _Lowering:
         match = self._match(scope)
         props = self._properties(scope)
         slots = self._slots(phases)
+        if not any(ph.kind == "trick" for ph in phases):
+            self._trick_play_reads(phases, tables, match, props)
         if rep or match is None:
             return None
         return ir.Game(rf.game or "game", rf.title or rf.game or "game", players, sides, deck, options,
                        tuple(scope.enums.values()), zones, vars_, phases, tables, match, props, slots, rf.path)
+
+    def _trick_play_reads(self, *parts) -> None:
+        """E103 for each read of the built-in trick play (``leader``, ``winner``, ``trick_number``,
+        ``led_suit``, ``tricks(p)``, ``played(p)``) in a game without a ``trick`` phase: nothing would ever
+        set them (always 0, none or false), so a hand-written trick is being read through names that only
+        the built-in one fills.  Reported once per place (a ``def``'s body once, wherever it is called)."""
+        seen = set()
+        for node in _ir_nodes(parts):
+            if isinstance(node, ir.Builtin) and node.name in TRICK_BUILTINS:
+                what = f"'{node.name}'"
+            elif isinstance(node, ir.Call) and node.fn in TRICK_FUNCTIONS:
+                what = f"'{node.fn}(...)'"
+            else:
+                continue
+            if node.span in seen:
+                continue
+            seen.add(node.span)
+            name = node.name if isinstance(node, ir.Builtin) else node.fn
+            self.rep.error("E103", f"{what} belongs to the built-in trick play, and this game has no 'trick' "
+                                   f"phase: nothing would ever set it", node.span,
+                           f"keep it in a variable of your own ({_OWN_VARIABLE[name]}), set where your rules "
+                           f"say, or play the tricks in a 'trick' phase (docs/language.md, Trick play)")
 
     # -- declarations ------------------------------------------------------------
     def _deck(self, d: S.DeckDecl) -> ir.Deck:
@@ -193,7 +238,9 @@ class _Lowering:
                 continue
             if z.name in (TRICK_ZONE, TAKEN_ZONE):
                 self.rep.error("E116", f"'{z.name}' is a built-in zone of trick play", z.name_span,
-                               "choose another name")
+                               "choose another name" + (", e.g. 'table'" if z.name == TRICK_ZONE else ", e.g. 'won'")
+                               + ("" if any(p.trick is not None for p in self.rf.phases) else
+                                  " (a game without a 'trick' phase has no such zone, and the name stays reserved)"))
                 continue
             vis = z.visibility
             if vis == "":

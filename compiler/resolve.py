@@ -480,6 +480,9 @@ class Scope:
         if want is not None and want.kind in ("zone", "zones"):
             hint = did_you_mean(n, self.zones) or did_you_mean(n, cands) or \
                 f"the zones are {', '.join(self.zones)}"
+            if n in ("trick", "taken"):    # the built-in zones of trick play, only in a game with a trick phase
+                hint = f"'{n}' is a built-in zone of a 'trick' phase, and this game has none: declare a zone of " \
+                       f"your own ({'zone table: public' if n == 'trick' else 'zone won: per player, hidden'})"
             self.rep.error("E103", f"unknown zone '{n}'", sp, hint)
             return self._err()
         if want is not None and want.kind == "suit":

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from atout.cli import main
-from atout.compiler import CompileError, compile_file
+from atout.compiler import CompileError, compile_file, compile_text
 from atout.compiler.diagnostics import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,3 +163,37 @@ def test_reserved_word_hint_only_for_declared_variables(tmp_path):
     assert (d.code, d.span.line, d.span.col) == ("E001", 17, 5)
     assert d.message == "'deal' is a reserved word and cannot name a variable"
     assert d.hint.startswith("rename the variable 'deal' declared on line 10")
+
+
+# -- names of the built-in trick play in a game that plays its tricks by hand ------------------------------
+_HAND_PLAYED = (FIXTURES / "E103_trick_builtin_without_trick_phase.atout").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("read, name", [("winner", "winner"), ("leader", "leader"), ("trick_number", "trick_number"),
+                                        ("led_suit", "led_suit"), ("played(eldest)", "played(...)"),
+                                        ("tricks(dealer)", "tricks(...)")])
+def test_every_trick_play_name_is_refused_without_a_trick_phase(read, name):
+    """Each name only a trick phase sets (always 0, none or false elsewhere) is an error where it is read,
+    with the variable to declare instead; the same file with a trick phase compiles (the fixture E103_unknown_zone
+    is tiny.atout, which has one and reads tricks(eldest))."""
+    text = _HAND_PLAYED.replace("turn = left(turn)", f"turn = if {read} == {read} then left(turn) else turn")
+    with pytest.raises(CompileError) as info:
+        compile_text(text, "hand.atout")
+    line = text.splitlines().index(f"    turn = if {read} == {read} then left(turn) else turn") + 1
+    got = [(d.code, d.span.col) for d in info.value.diagnostics if name in d.message and d.span.line == line]
+    assert got == [("E103", 15), ("E103", 19 + len(read))]     # both reads (the def's tricks(eldest) is the other)
+    assert all(d.code == "E103" and "belongs to the built-in trick play" in d.message for d in info.value.diagnostics)
+    assert all("deal var" in d.hint for d in info.value.diagnostics)
+
+
+def test_the_trick_play_zones_are_named_in_the_hint():
+    text = _HAND_PLAYED.replace("move c from hand[actor] to table", "move c from hand[actor] to taken[actor]")
+    with pytest.raises(CompileError) as info:
+        compile_text(text, "hand.atout")
+    d = next(d for d in info.value.diagnostics if "taken" in d.message)
+    assert d.code == "E103" and "built-in zone of a 'trick' phase" in d.hint and "zone won" in d.hint
+
+
+def test_a_trick_phase_still_reads_them():
+    game = compile_file(str(FIXTURES / "base" / "tiny.atout"))
+    assert any(p.kind == "trick" for p in game.phases)
