@@ -241,7 +241,10 @@ class Verifier:
         self.precise_needed = False
         self.findings: list[Finding] = []
         self._by_sizes: dict = {}      # invariant name -> Result proved from the conservation of cards, or None
-        self.work = {"abstract_states": 0, "transitions": 0, "machine_steps": 0, "explorations": 0}
+        # abstract states, transitions and machine steps of every exploration (those that stopped included),
+        # explorations finished, explorations stopped by a limit
+        self.work = {"abstract_states": 0, "transitions": 0, "machine_steps": 0, "explorations": 0,
+                     "stopped_explorations": 0}
 
     # -- explorations ----------------------------------------------------------------------------
     def proved_by_sizes(self, prop: ir.Property) -> "Result | None":
@@ -591,16 +594,26 @@ class Verifier:
             if coarsen:
                 self._coarsen_why = str(exc) if isinstance(exc, CoarsenLimit) else None
                 return None
+            self._stopped_work(exc)
             return None, A, str(exc), monitors
         except CounterLimit:
             return None
         except ExplorationLimit as exc:
+            self._stopped_work(exc)
             return None, A, str(exc), monitors
         self.work["abstract_states"] += len(ex.states)
         self.work["transitions"] += ex.transitions
         self.work["machine_steps"] += ex.steps
         self.work["explorations"] += 1
         return ex, A, None, monitors
+
+    def _stopped_work(self, exc) -> None:
+        """Count the work of an exploration that stopped before its end (what :meth:`.Explorer.explore`
+        attached to ``exc``) in :attr:`work`, so that a report of unknown verdicts says how far it got."""
+        self.work["abstract_states"] += getattr(exc, "states", 0)
+        self.work["transitions"] += getattr(exc, "transitions", 0)
+        self.work["machine_steps"] += getattr(exc, "steps", 0)
+        self.work["stopped_explorations"] += 1
 
     def monitor(self, name: str, ex):
         """The monitor of an invariant or conserves property on exploration ``ex`` (the one it was decided on:

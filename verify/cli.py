@@ -184,7 +184,7 @@ def _report(args, game, budget, cross, results, findings, seconds, work) -> int:
                "cross_check": cross.as_json()}
         print(json.dumps(out, ensure_ascii=False))
     else:
-        _print_report(game, args.file, results, findings, seconds, cross)
+        _print_report(game, args.file, results, findings, seconds, cross, work)
     if cross.failures:
         return EXIT_VERIFIER_BUG
     return 0 if all(r.verdict == "proved" for r in results) else 1
@@ -246,10 +246,11 @@ def _write_record(folder, name, rec):
     os.replace(tmp, path)
 
 
-def _print_report(game, rules, results, findings, seconds, cross):
+def _print_report(game, rules, results, findings, seconds, cross, work=None):
     """The verdicts as a table fitted to the terminal (80 columns when output is not a terminal): each with
-    a plain sentence of what it means and the method behind it; then each counterexample, a trace shared by
-    several properties printed once."""
+    a plain sentence of what it means and the method behind it; then, when an exploration stopped at a limit,
+    how far the explorations got (``work``: :attr:`.Verifier.work`); then each counterexample, a trace shared
+    by several properties printed once."""
     from rich.console import Console
     from rich.table import Table
 
@@ -282,6 +283,9 @@ def _print_report(game, rules, results, findings, seconds, cross):
         for f in cross.failures:
             c.print(f"  [red]{_escape(f['what'])}[/] (affects: {', '.join(f['properties']) or '-'}; "
                     f"{len(f['steps'])} steps, written by --trace-out)")
+    if work and work.get("stopped_explorations"):
+        c.print(f"explorations: {work['explorations']} finished, {work['stopped_explorations']} stopped by a limit; "
+                f"{work['abstract_states']:,} abstract states and {work['transitions']:,} transitions in all")
     shown: dict = {}      # the steps of a counterexample -> the property it was printed for
     for r in results:
         if r.counterexample is None:

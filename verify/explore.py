@@ -533,11 +533,32 @@ class Explorer:
                 ex.initial.append(key)
                 ex.initial_perm[key] = perm
                 ex.initial_rot[key] = rot
+        try:
+            self._search(G, ex, states, frontier)
+        except ExplorationLimit as exc:     # how far it got, for the report
+            exc.states, exc.transitions, exc.steps = len(states), self.edges, self.steps
+            raise
+        if A.counter_names:
+            ex.counter_bounds = self._check_counters(ex)
+        self._refine_deal_ends(ex)
+        ex.seconds = time.perf_counter() - t0
+        ex.steps = self.steps
+        ex._transitions = self.edges    # counted as they were added (networkx would walk every node)
+        self._summaries = {}
+        return ex
+
+    def _search(self, G, ex: "Explored", states: dict, frontier: list) -> None:
+        """Expand the frontier until no new node is left (the graph's nodes and edges, in ``G`` and ``ex``)."""
+        A = self.A
         while frontier:
             if len(states) > self.max_states:
                 raise StateLimit(f"more than {self.max_states} abstract states (--max-states)")
             if self.deadline is not None and time.perf_counter() > self.deadline:
-                raise ExplorationLimit("the wall-clock limit (--timeout) fired during exploration")
+                if not self.edges:
+                    raise ExplorationLimit("the wall-clock limit (--timeout) had fired before this exploration "
+                                           "began (the checks before it used the time)")
+                raise ExplorationLimit(f"the wall-clock limit (--timeout) fired during exploration, after "
+                                       f"{len(states):,} abstract states and {self.edges:,} transitions")
             key = frontier.pop()
             node = states[key]
             A.current = (key, None)
@@ -570,14 +591,6 @@ class Explorer:
                     raise ExplorationLimit(f"the abstraction cannot model {exc}") from None
                 for st, kind in results:
                     self._edge(G, ex, key, move, st, kind, sure, states, frontier, seen_edges)
-        if A.counter_names:
-            ex.counter_bounds = self._check_counters(ex)
-        self._refine_deal_ends(ex)
-        ex.seconds = time.perf_counter() - t0
-        ex.steps = self.steps
-        ex._transitions = self.edges    # counted as they were added (networkx would walk every node)
-        self._summaries = {}
-        return ex
 
     def _check_counters(self, ex: "Explored") -> dict:
         """The highest value each counter of a coarse abstraction takes (``{name: int}``), or
