@@ -38,6 +38,8 @@ def _ir_nodes(x):
         elif is_dataclass(x) and not isinstance(x, type):
             yield x
             stack.extend(getattr(x, f.name) for f in fields(x))
+
+
 DONE_SLOT = "done"
 
 

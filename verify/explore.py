@@ -146,6 +146,8 @@ class _Reached:
         self.ctr = ctr
         self.sid = sid
         self.node = node
+
+
 _VARS = 5     # the index of the variables' values (in declaration order) in AbstractState.key()
 
 
