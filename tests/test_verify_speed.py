@@ -192,3 +192,34 @@ def test_the_collector_is_restored():
     finally:
         gc.unfreeze()
         (gc.enable if was else gc.disable)()
+
+
+def test_witnesses_steered_early_find_all_that_steering_after_the_whole_budget_finds(monkeypatch):
+    """Reachability's witnesses: the seeded matches stop once STALE_MATCHES in a row witness nothing new, the
+    steered searches are tried, and only then does random play go on.  On Solo Whist the seeded random and
+    greedy players never name the first suit trumps, so the order used before (all 60,000 steps of random
+    play, then steering) spent the whole budget: the new order finds everything the old one finds (each
+    steered search is a fixed function of its action), and plays fewer random steps."""
+    from atout.verify import playouts, properties
+    game = Game(compile_file(str(ROOT / "rules" / "solo_whist.atout")))
+    V = Verifier(game)
+    prop = next(p for p in game.ir.properties if p.kind == "reachable")
+    ex, A, _ = V.exploration(V.spec_for(prop))
+    steps = [0]
+    play = playouts.play_match
+    monkeypatch.setattr(playouts, "play_match",
+                        lambda *a, **k: (lambda r: steps.__setitem__(0, steps[0] + len(r[0])) or r)(play(*a, **k)))
+    new = properties._witnesses(V, ex, A)
+    new_steps = steps[0]
+    # the order used before, from the same pieces: every seeded match first, then steering for what is missing
+    want = set(properties._actions_to_witness(V)) | {(ph.name, "") for ph in V.g.phases if ph.kind == "trick"}
+    old: set = set()
+    for _ in properties._play_witnesses(V, old, want):
+        pass
+    assert ("name_trumps", "name", 0) in want - old          # what random play never takes
+    assert steps[0] - new_steps >= V.budget.search_steps      # the old order spent the whole budget on it
+    for w in properties._actions_to_witness(V):
+        if w not in old and properties._steered_witness(V, ex, A, w):
+            old |= {w, w[:2]}
+    assert old <= new and want <= new
+    assert new_steps < V.budget.search_steps

@@ -709,7 +709,7 @@ def check_reachable(V: Verifier, prop: ir.Property) -> Result:
                       f"never reachable: {'; '.join(missing)}")
     # witnesses: the engine itself reaches every phase and takes every action (with every parameter value:
     # every contract of a bid ladder, every suit that can be named)
-    taken = _witness_actions(V) | _steered_witnesses(V, ex, A)
+    taken = _witnesses(V, ex, A)
     lacking = [(ph.name, a.name) for ph in V.g.phases for a in ph.actions if (ph.name, a.name) not in taken]
     lacking += [(ph.name, f"{a.name} {V.game.value_str(v, a.param.type)}") for ph in V.g.phases for a in ph.actions
                 if a.param is not None and a.param.kind == "domain"
@@ -727,13 +727,44 @@ def check_reachable(V: Verifier, prop: ir.Property) -> Result:
                   + (f", every one of the {values} parameter values of actions included" if values else ""))
 
 
-def _witness_actions(V: Verifier) -> set:
-    """What seeded engine matches (random and greedy players) take: (phase, action) and (phase, action, value);
-    played once per verification (the property and ``builtin:reachable`` share them)."""
+#: seeded matches in a row that witness nothing new before the steered searches are tried (the random matches
+#: then go on, up to their budget, only if something is still missing)
+STALE_MATCHES = 4
+
+
+def _witnesses(V: Verifier, ex, A) -> set:
+    """What the engine witnesses: (phase, action) and (phase, action, value) taken or legal, and (phase, "")
+    for a trick phase played.  Done once per verification (the property and ``builtin:reachable`` share it).
+
+    Seeded matches (random and greedy players, :func:`_play_witnesses`) run until everything is witnessed or
+    :data:`STALE_MATCHES` in a row add nothing; then, for each action (and value) still missing, engine matches
+    steered toward the abstract states where it is taken (:func:`_steered_witness`); if something is still
+    missing, the seeded matches go on to the end of their budget (``search_steps`` engine steps).  Each steered
+    search is a fixed function of its action and of the exploration, so this finds everything that running all
+    the seeded matches first and steering after would find (the steering is tried for a superset of the
+    actions), and usually much sooner: an action the random players never take (Solo Whist's trumps named
+    by the first suit) no longer costs the whole budget of random play."""
     cache = V.__dict__.get("_witnessed")
-    if cache is None:
-        cache = V.__dict__["_witnessed"] = _play_witnesses(V)
-    return set(cache)
+    if cache is not None:
+        return set(cache)
+    want = set(_actions_to_witness(V)) | {(ph.name, "") for ph in V.g.phases if ph.kind == "trick"}
+    taken: set = set()
+    matches = _play_witnesses(V, taken, want)
+    stale = 0
+    for new in matches:
+        stale = 0 if new else stale + 1
+        if stale >= STALE_MATCHES:
+            break
+    for w in _actions_to_witness(V):
+        if w not in taken and _steered_witness(V, ex, A, w):
+            taken.add(w)
+            if len(w) == 3:
+                taken.add(w[:2])
+    if not want <= taken:
+        for _ in matches:     # the rest of the seeded matches' budget
+            pass
+    V.__dict__["_witnessed"] = frozenset(taken)
+    return set(taken)
 
 
 def _actions_to_witness(V: Verifier) -> list:
@@ -744,49 +775,38 @@ def _actions_to_witness(V: Verifier) -> list:
          if a.param is not None and a.param.kind == "domain" for v in ir.domain_values(V.g, a.param.type)]
 
 
-def _steered_witnesses(V: Verifier, ex, A) -> set:
-    """For each action (and parameter value) that the seeded matches of :func:`_witness_actions` did not take:
-    engine matches steered toward the abstract states where it is taken, until a concrete state where it is
-    legal (a witness that it is reachable); ``search_steps`` engine steps each.  Done once per verification."""
-    cache = V.__dict__.get("_steered_witnessed")
-    if cache is not None:
-        return set(cache)
+def _steered_witness(V: Verifier, ex, A, w) -> bool:
+    """Whether engine matches steered toward the abstract states where ``w`` ((phase, action) or (phase,
+    action, value)) is taken reach a concrete state where it is legal (a witness that it is reachable);
+    ``search_steps`` engine steps."""
     from .playouts import steered_search
-    taken = _witness_actions(V)
-    found_set = set()
-    for w in _actions_to_witness(V):
-        if w in taken or w in found_set:
-            continue
-        targets = {u for u, _, d in ex.graph.edges(data=True)
-                   if d["move"] is not None and d["move"].action == w[1] and phase_of(u) == w[0]}
+    targets = {u for u, _, d in ex.graph.edges(data=True)
+               if d["move"] is not None and d["move"].action == w[1] and phase_of(u) == w[0]}
 
-        def legal_here(st, w=w):
-            if st.is_terminal() or st.is_chance_node() or st.phase != w[0]:
-                return False
-            for how in st._legal().values():
-                if len(how) > 1 and how[1] is not None and how[1].name == w[1] and \
-                        (len(w) == 2 or (how[0] == "named" and how[2] == w[2])):
-                    return True
+    def legal_here(st):
+        if st.is_terminal() or st.is_chance_node() or st.phase != w[0]:
             return False
-        if targets and steered_search(V, ex, A, targets, legal_here, V.budget.search_steps) is not None:
-            found_set.add(w)
-            if len(w) == 3:
-                found_set.add(w[:2])
-    V.__dict__["_steered_witnessed"] = found_set
-    return set(found_set)
+        for how in st._legal().values():
+            if len(how) > 1 and how[1] is not None and how[1].name == w[1] and \
+                    (len(w) == 2 or (how[0] == "named" and how[2] == w[2])):
+                return True
+        return False
+    return bool(targets) and steered_search(V, ex, A, targets, legal_here, V.budget.search_steps) is not None
 
 
-def _play_witnesses(V: Verifier) -> set:
+def _play_witnesses(V: Verifier, taken: set, want: set):
+    """Seeded engine matches (random and greedy players), one per step of the generator, each adding what it
+    takes to ``taken`` and yielding how many it added; they stop when ``want`` is all taken or after
+    ``search_steps`` engine steps in all."""
     from atout.engine.bots import GreedyBot, RandomBot
     from .playouts import play_match
     game = V.game
-    taken = set()
-    want = set(_actions_to_witness(V)) | {(ph.name, "") for ph in V.g.phases if ph.kind == "trick"}
     rng = random.Random(0)
     used = 0
     while used < V.budget.search_steps:
         if want <= taken:
-            break
+            return
+        before = len(taken)
         bots = [(RandomBot if rng.random() < 0.7 else GreedyBot)(rng.randrange(1 << 30)) for _ in range(game.players)]
         sub = random.Random(rng.randrange(1 << 30))
 
@@ -804,7 +824,7 @@ def _play_witnesses(V: Verifier) -> set:
             return a
         played, _, _ = play_match(game, policy, max_steps=3000)
         used += len(played) + 1
-    return taken
+        yield len(taken) - before
 
 
 CHECKERS = {
