@@ -205,10 +205,10 @@ def test_witnesses_steered_early_find_all_that_steering_after_the_whole_budget_f
     V = Verifier(game)
     prop = next(p for p in game.ir.properties if p.kind == "reachable")
     ex, A, _ = V.exploration(V.spec_for(prop))
-    steps = [0]
-    play = playouts.play_match
+    steps = [0]     # engine steps of the seeded matches, counted as _play_witnesses counts them (a match: its
+    play = playouts.play_match      # moves and one more)
     monkeypatch.setattr(playouts, "play_match",
-                        lambda *a, **k: (lambda r: steps.__setitem__(0, steps[0] + len(r[0])) or r)(play(*a, **k)))
+                        lambda *a, **k: (lambda r: steps.__setitem__(0, steps[0] + len(r[0]) + 1) or r)(play(*a, **k)))
     new = properties._witnesses(V, ex, A)
     new_steps = steps[0]
     # the order used before, from the same pieces: every seeded match first, then steering for what is missing
