@@ -212,7 +212,7 @@ def test_witnesses_steered_early_find_all_that_steering_after_the_whole_budget_f
     new = properties._witnesses(V, ex, A)
     new_steps = steps[0]
     # the order used before, from the same pieces: every seeded match first, then steering for what is missing
-    want = set(properties._actions_to_witness(V)) | {(ph.name, "") for ph in V.g.phases if ph.kind == "trick"}
+    want = properties._wanted(V)
     old: set = set()
     for _ in properties._play_witnesses(V, old, want):
         pass

@@ -747,7 +747,8 @@ def _witnesses(V: Verifier, ex, A) -> set:
     cache = V.__dict__.get("_witnessed")
     if cache is not None:
         return set(cache)
-    want = set(_actions_to_witness(V)) | {(ph.name, "") for ph in V.g.phases if ph.kind == "trick"}
+    actions = _actions_to_witness(V)
+    want = _wanted(V, actions)
     taken: set = set()
     matches = _play_witnesses(V, taken, want)
     stale = 0
@@ -755,7 +756,7 @@ def _witnesses(V: Verifier, ex, A) -> set:
         stale = 0 if new else stale + 1
         if stale >= STALE_MATCHES:
             break
-    for w in _actions_to_witness(V):
+    for w in actions:
         if w not in taken and _steered_witness(V, ex, A, w):
             taken.add(w)
             if len(w) == 3:
@@ -773,6 +774,13 @@ def _actions_to_witness(V: Verifier) -> list:
     return [(ph.name, a.name) for ph in V.g.phases for a in ph.actions] + \
         [(ph.name, a.name, v) for ph in V.g.phases for a in ph.actions
          if a.param is not None and a.param.kind == "domain" for v in ir.domain_values(V.g, a.param.type)]
+
+
+def _wanted(V: Verifier, actions=None) -> set:
+    """What the witnesses must cover: every action and value of :func:`_actions_to_witness` (``actions`` when
+    already computed), and (phase, "") for each trick phase (a card played there)."""
+    return set(actions if actions is not None else _actions_to_witness(V)) | \
+        {(ph.name, "") for ph in V.g.phases if ph.kind == "trick"}
 
 
 def _steered_witness(V: Verifier, ex, A, w) -> bool:
