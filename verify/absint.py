@@ -28,6 +28,7 @@ from atout.engine.evaluate import RuleError
 from atout.engine.machine import RANDOM_DRAW, Machine
 
 from .abstract_eval import AbstractEvaluator, ExprError
+from .symmetry import order_dependent_loop, side_number_misuse, side_turns, suit_order_read
 from .values import (ANON, DEAD, DEAL_START, ERROR, FORGOT, IN_DEAD, MATCH_OVER, NONE, TOP_INT, UNKNOWN,
                      Interval, add, clamp, compare, hi_of, is_top, join, uniq, widen, widen_gain)
 
@@ -128,6 +129,8 @@ class Abstraction(AbstractEvaluator):
         self.entry_starts: dict = {ph: {} for ph in {b[3] for b in self.entry_blocks.values()}}
         self.entry_broken: set = set()
         self.literals = card_literals(self.g)
+        self.suits_refused = self.rotation_refused = None   # why a symmetry below is not used (a construct)
+        self.side_turn = ()
         self.symmetric = self._is_suit_symmetric()
         self.rotational = self._is_rotation_symmetric()
         # With many tricks, which player won each is too much to enumerate: keep only the total.
@@ -192,15 +195,22 @@ class Abstraction(AbstractEvaluator):
             for x in subexprs(e):
                 if isinstance(x, ir.Const) and x.type.kind in ("suit", "card") and x.value >= 0:
                     return False
-        return True
+        self.suits_refused = suit_order_read(g) or order_dependent_loop(g, ("suits",))
+        return self.suits_refused is None
 
     def _is_rotation_symmetric(self) -> bool:
         """True when no rule or property names a particular seat (other than the first dealer) and there are
-        no fixed sides: turning the table maps runs to runs, so every state can be seen from the dealer's
-        seat 0."""
+        sides that turning the table maps to sides, side numbers used only as such and ``for`` loops over
+        players and sides whose turns do not depend on their order (:mod:`.symmetry`): turning the table maps
+        runs to runs, so every state can be seen from the dealer's seat 0."""
         from .liveness import rule_expressions, subexprs
         g = self.g
-        if g.sides:
+        self.side_turn = side_turns(g)
+        if self.side_turn is None:
+            self.rotation_refused = "the sides are not turned into sides by every turn of the table"
+            return False
+        self.rotation_refused = side_number_misuse(g) or order_dependent_loop(g, ("players", "sides"))
+        if self.rotation_refused is not None:
             return False
         if any(a.param is not None and a.param.kind == "domain" and a.param.type.kind == "player"
                for ph in g.phases for a in ph.actions):
@@ -209,7 +219,7 @@ class Abstraction(AbstractEvaluator):
             for x in subexprs(e):
                 if isinstance(x, ir.Const) and x.type.kind == "player" and x.value >= 0:
                     return False
-                if isinstance(x, ir.Call) and x.fn in ("seat", "side"):
+                if isinstance(x, ir.Call) and x.fn == "seat":
                     return False
                 if isinstance(x, ir.Index) and isinstance(x.index, ir.Const) and not isinstance(x.index.value, bool):
                     return False
@@ -256,10 +266,20 @@ class Abstraction(AbstractEvaluator):
         won = w.tricks_won
         if won and won[0] not in ("T", "S"):
             w.tricks_won = [won[(i + r) % n] for i in range(n)]
+        turn = self.side_turn[r] if self.side_turn else None   # side k becomes side turn[k]
+        if turn is not None:
+            if won and won[0] == "S":
+                w.tricks_won = ("S", _permuted(won[1], turn))
+            for v in self.g.vars:
+                if v.per == "side":
+                    w.vars[v.name] = _permuted(w.vars[v.name], turn)
         w.trick_cards = [(pl(p), c) for p, c in w.trick_cards]
         w.to_play, w.trick_leader, w.last_winner, w.actor = pl(w.to_play), pl(w.trick_leader), \
             pl(w.last_winner), pl(w.actor)
-        w.gains = tuple(tuple(g[(i + r) % n] for i in range(n)) if len(g) == n else g for g in w.gains)
+        per = [self.var_types[name].per for name in self.watch]
+        w.gains = tuple(tuple(g[(i + r) % n] for i in range(n)) if p == "player" else
+                        _permuted(g, turn) if p == "side" and turn is not None else g
+                        for g, p in zip(w.gains, per))
         return r
 
     def canonical_suits(self, w: "AbstractState") -> tuple | None:
@@ -1000,6 +1020,14 @@ class AbstractState(Machine):
         won = self.tricks_won
         return (tuple(sorted(self.vars.items())),
                 tuple(won) if won.__class__ is list else won, self.dealer)
+
+
+def _permuted(values: tuple, turn: tuple) -> tuple:
+    """``values`` per side, side ``k``'s value moved to side ``turn[k]``."""
+    out = [None] * len(values)
+    for k, x in enumerate(values):
+        out[turn[k]] = x
+    return tuple(out)
 
 
 def _width(A: Abstraction, name: str) -> int:

@@ -323,13 +323,29 @@ def gain_eval(e: ir.Expr, gains: dict, p: int) -> list:
     return [True, False] if t is None or t.kind == "bool" else [TOP_INT]
 
 
-def bound_holds(e: ir.Expr, deal: dict, players: int) -> bool:
+def bound_holds(e: ir.Expr, deal: dict, players: int, sides: tuple = ()) -> bool:
     """A deal bound on one deal of a concrete match: ``deal`` is its :func:`deal_record` (``gains``: per
     player or side, of the int match variables kept so; ``before`` and ``after``: every match variable at
     the start and at the end of the deal, for ``gain(max(V))``, ``gain(min(V))`` and a variable not kept
-    per player).  Raises ValueError on a form it does not know (the caller's verdict is then unknown)."""
+    per player).  ``sides``: the game's sides (seats per side), for ``gain(V[p])`` of a per-side ``V`` (the
+    side of player ``p``).  The bound holds for every player ``p`` (0-based).  Raises ValueError on a form it
+    does not know, such as an index other than ``p``, ``side(p)`` or a number (the caller's verdict is then
+    unknown)."""
     gains = deal["gains"]
     before, after = deal.get("before"), deal.get("after")
+    side_of = {s: k for k, side in enumerate(sides) for s in side}
+
+    def cell(idx, p):
+        if isinstance(idx, ir.Local):
+            return p
+        if isinstance(idx, ir.Const) and isinstance(idx.value, int):
+            return idx.value
+        if isinstance(idx, ir.Call) and idx.fn == "side" and len(idx.args) == 1:
+            q = cell(idx.args[0], p)
+            if q in side_of:
+                return side_of[q]
+        raise ValueError(f"the index '{ir._expr_text(idx)}' of a gain: only the player p, side(p) or a number "
+                         f"is read from a concrete deal's record")
 
     def whole(name, fn):
         if before is None or after is None:
@@ -344,7 +360,7 @@ def bound_holds(e: ir.Expr, deal: dict, players: int) -> bool:
             inner = x.args[0]
             if isinstance(inner, ir.Index):
                 idx = inner.index
-                return gains[inner.base.name][p if isinstance(idx, ir.Local) else idx.value]
+                return gains[inner.base.name][cell(idx, p)]
             if isinstance(inner, ir.VarRef):
                 return whole(inner.name, sum)
             name = inner.args[0].name
@@ -376,7 +392,7 @@ def bound_holds(e: ir.Expr, deal: dict, players: int) -> bool:
         raise ValueError(x)
 
     width = max((len(v) for v in gains.values()), default=players)
-    return all(ev(e, p) for p in range(max(width, 1)))
+    return all(ev(e, p) for p in range(max(width, players if side_of else 1, 1)))
 
 
 def deal_record(st, i: int = -1) -> dict:
@@ -393,7 +409,7 @@ def deal_broken(V, prop):
     def check(st):
         if not st.deal_log:
             return False
-        return not bound_holds(prop.expr, deal_record(st), V.game.players)
+        return not bound_holds(prop.expr, deal_record(st), V.game.players, V.g.sides)
     return check
 
 
