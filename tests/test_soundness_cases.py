@@ -62,6 +62,14 @@ CASES = [
                                  "builtin:no_rule_error": "proved", "builtin:no_trap": "proved"}),
     ("games_reset_faults", None, True, {"game_won_complete": "refuted", "builtin:table:game_won": "refuted",
                                         "builtin:no_rule_error": "refuted"}),
+    # found by a newcomer's probes (issue 10 review): a gain indexed by the dealer read in a summary's start
+    # state, and a per-side bound checked by z3 for as many players as there are sides
+    ("deal_bound_dealer_index", None, False,
+     {"bonus_to_dealer": "not proved", "nothing_to_eldest": "not proved", "seat0_gains_one": "proved",
+      "one_point_a_deal": "proved"}),
+    ("deal_bound_side_players", None, False,
+     {"other_seats_gain_five": "refuted", "partner_of_zero_gains_nothing": "refuted",
+      "side_gain_at_most_one": "proved"}),
 ]
 
 

@@ -247,7 +247,7 @@ class _DealBound(_Check):
             d = deal_record(st, self.seen)
             self.seen += 1
             try:
-                holds = bound_holds(self.prop.expr, d, self.V.game.players, self.V.g.sides)
+                holds = bound_holds(self.prop.expr, d, self.V.game)
             except ValueError:
                 # a gain indexed by what a deal's record does not keep (gain(points[eldest])): this bound
                 # is left to the other checks (the abstraction's states and steps), not evaluated here

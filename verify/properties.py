@@ -323,29 +323,17 @@ def gain_eval(e: ir.Expr, gains: dict, p: int) -> list:
     return [True, False] if t is None or t.kind == "bool" else [TOP_INT]
 
 
-def bound_holds(e: ir.Expr, deal: dict, players: int, sides: tuple = ()) -> bool:
-    """A deal bound on one deal of a concrete match: ``deal`` is its :func:`deal_record` (``gains``: per
-    player or side, of the int match variables kept so; ``before`` and ``after``: every match variable at
-    the start and at the end of the deal, for ``gain(max(V))``, ``gain(min(V))`` and a variable not kept
-    per player).  ``sides``: the game's sides (seats per side), for ``gain(V[p])`` of a per-side ``V`` (the
-    side of player ``p``).  The bound holds for every player ``p`` (0-based).  Raises ValueError on a form it
-    does not know, such as an index other than ``p``, ``side(p)`` or a number (the caller's verdict is then
-    unknown)."""
+def bound_holds(e: ir.Expr, deal: dict, game) -> bool:
+    """A deal bound on one deal of a concrete match of ``game`` (an engine Game), for every player ``p``
+    (0-based): ``deal`` is its :func:`deal_record` (``gains``: per player or side, of the int match variables
+    kept so; ``before`` and ``after``: every match variable at the start and at the end of the deal, for
+    ``gain(max(V))``, ``gain(min(V))`` and a variable not kept per player).  The forms are those of
+    :func:`.smt_refine.bound_reads_only_gains` (a gain indexed by ``p``, ``side(p)`` or a number, functions of
+    ``p``); raises ValueError on any other (the caller's verdict is then unknown)."""
     gains = deal["gains"]
     before, after = deal.get("before"), deal.get("after")
-    side_of = {s: k for k, side in enumerate(sides) for s in side}
-
-    def cell(idx, p):
-        if isinstance(idx, ir.Local):
-            return p
-        if isinstance(idx, ir.Const) and isinstance(idx.value, int):
-            return idx.value
-        if isinstance(idx, ir.Call) and idx.fn == "side" and len(idx.args) == 1:
-            q = cell(idx.args[0], p)
-            if q in side_of:
-                return side_of[q]
-        raise ValueError(f"the index '{ir._expr_text(idx)}' of a gain: only the player p, side(p) or a number "
-                         f"is read from a concrete deal's record")
+    n = game.players
+    side_of = {s: k for k, side in enumerate(game.ir.sides) for s in side}
 
     def whole(name, fn):
         if before is None or after is None:
@@ -353,46 +341,69 @@ def bound_holds(e: ir.Expr, deal: dict, players: int, sides: tuple = ()) -> bool
         a, b = after[name], before[name]
         return fn(a) - fn(b) if isinstance(a, list) else a - b
 
-    def ev(x, p):
+    def seat(q):
+        if not isinstance(q, int) or isinstance(q, bool) or not 0 <= q < n:
+            raise ValueError(f"{q!r} is not a player")
+        return q
+
+    def ev(x, env):
         if isinstance(x, ir.Const):
             return x.value
+        if isinstance(x, ir.Local):
+            if x.name not in env:
+                raise ValueError(f"the local '{x.name}'")
+            return env[x.name]
         if isinstance(x, ir.Call) and x.fn == "gain":
             inner = x.args[0]
             if isinstance(inner, ir.Index):
-                idx = inner.index
-                return gains[inner.base.name][cell(idx, p)]
+                return gains[inner.base.name][ev(inner.index, env)]
             if isinstance(inner, ir.VarRef):
                 return whole(inner.name, sum)
             name = inner.args[0].name
             if inner.fn == "total":
                 return sum(gains[name]) if name in gains else whole(name, sum)
             return whole(name, max if inner.fn == "max" else min)
+        if isinstance(x, ir.Call) and x.fn in ("side", "left", "right", "partner", "seat", "clockwise", "abs"):
+            a = ev(x.args[0], env)
+            if x.fn == "abs":
+                return abs(a)
+            q = seat(a)
+            if x.fn == "side":
+                if q not in side_of:
+                    raise ValueError(f"seat {q} has no side")
+                return side_of[q]
+            if x.fn == "seat":
+                return q
+            if x.fn == "partner":
+                return game.partner[q]
+            step = {"left": 1, "right": -1}.get(x.fn)
+            return (q + (step if step is not None else ev(x.args[1], env))) % n
+        if isinstance(x, ir.Quant) and x.domain is None:
+            values = [ev(x.body, {**env, x.var: q}) for q in range(n)]
+            return {"any": any, "all": all, "sum": sum, "count": lambda vs: sum(1 for v in vs if v)}[x.kind](values)
         if isinstance(x, ir.BinOp):
-            a = ev(x.left, p)
+            a = ev(x.left, env)
             if x.op == "and":
-                return a and ev(x.right, p)
+                return a and ev(x.right, env)
             if x.op == "or":
-                return a or ev(x.right, p)
-            b = ev(x.right, p)
+                return a or ev(x.right, env)
+            b = ev(x.right, env)
             if x.op in ("/", "%") and b == 0:
                 raise ValueError("division by zero in the bound")
             return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a // b,
                     "%": lambda: a % b, "==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
                     "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[x.op]()
         if isinstance(x, ir.Not):
-            return not ev(x.operand, p)
+            return not ev(x.operand, env)
         if isinstance(x, ir.Neg):
-            return -ev(x.operand, p)
+            return -ev(x.operand, env)
         if isinstance(x, ir.Cond):
-            return ev(x.then, p) if ev(x.test, p) else ev(x.orelse, p)
+            return ev(x.then, env) if ev(x.test, env) else ev(x.orelse, env)
         if isinstance(x, ir.InSet):
-            return ev(x.value, p) in {ev(i, p) for i in x.items}
-        if isinstance(x, ir.Call) and x.fn == "abs":
-            return abs(ev(x.args[0], p))
-        raise ValueError(x)
+            return ev(x.value, env) in {ev(i, env) for i in x.items}
+        raise ValueError(f"'{ir._expr_text(x)}' in a deal bound")
 
-    width = max((len(v) for v in gains.values()), default=players)
-    return all(ev(e, p) for p in range(max(width, players if side_of else 1, 1)))
+    return all(ev(e, {"p": p}) for p in range(max(n, 1)))
 
 
 def deal_record(st, i: int = -1) -> dict:
@@ -409,13 +420,21 @@ def deal_broken(V, prop):
     def check(st):
         if not st.deal_log:
             return False
-        return not bound_holds(prop.expr, deal_record(st), V.game.players, V.g.sides)
+        return not bound_holds(prop.expr, deal_record(st), V.game)
     return check
 
 
 def check_deal_bound(V: Verifier, prop: ir.Property) -> Result:
     """A per-deal bound, on the first exploration watching the gains that decides it (:func:`ladder_specs`);
-    the deal ends through a deal-end block are followed symbolically where the abstraction's gains break it."""
+    the deal ends through a deal-end block are followed symbolically where the abstraction's gains break it.
+    A bound that reads more than the deal's gains (``gain(points[dealer])``: whose dealer?) is unknown."""
+    from .smt_refine import bound_reads_only_gains
+    if not bound_reads_only_gains(prop.expr):
+        return Result(prop.name, prop.kind, "unknown",
+                      "the bound reads more than each deal's gains (a gain is decided per player p: write "
+                      "gain(V[p]), gain(V[side(p)]), gain(V[n]) with n a number, gain(total(V)), gain(max(V)), "
+                      "gain(min(V)) or gain(V), with numbers, options and functions of p such as partner(p); "
+                      "the dealer, the eldest or a variable of the deal are not kept with its gains)")
     return V.ladder(ladder_specs(V, prop), lambda spec, final: _deal_bound_on(V, prop, spec, final))
 
 
