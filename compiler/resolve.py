@@ -126,6 +126,7 @@ class Scope:
     phases: set[str] = field(default_factory=set)
     tables: set[str] = field(default_factory=set)
     has_sides: bool = False
+    num_sides: int = 0
     gain_allowed: bool = False  # gain(VAR) is only meaningful in a deal_bound property
     defs: dict = field(default_factory=dict)       # name -> S.DefDecl
     def_ir: dict = field(default_factory=dict)     # name -> (param names, param types, result type, IR body or None)
@@ -502,6 +503,23 @@ class Scope:
         out += [n for n, t in env.items() if t.kind == kind]
         return out
 
+    def _per_index(self, index: S.Expr, env: dict[str, Type], per: str) -> ir.Expr | None:
+        """The index of a ``per player`` variable (a player) or a ``per side`` one (a player, meaning his side:
+        ``side(P)``, or the side's number: a number is a side, never a seat); None after an error."""
+        idx, ti = self._expr(index, env, PLAYER if per == "player" else None)
+        if per == "player":
+            self.expect(idx, ti, PLAYER, index.span, "an index")
+            return idx
+        if ti.kind not in ("player", "int", "error"):
+            self.rep.error("E104", f"type mismatch in an index: expected a player or a side number, found {ti}",
+                           index.span)
+            return None
+        if isinstance(index, S.IntLit) and not 0 <= index.value < self.num_sides:
+            self.rep.error("E104", f"no side {index.value}: the sides are numbered 0..{self.num_sides - 1}",
+                           index.span, "index a per-side variable with a player (his side) or a side's number")
+            return None
+        return ir.Call("side", (idx,), INT, index.span) if ti.kind == "player" else idx
+
     def _index(self, e: S.Index, env: dict[str, Type], want: Type | None = None) -> tuple[ir.Expr, Type]:
         base, tb = self._expr(e.base, env, ZONES if want is not None and want.kind == "zone" else None)
         if tb == ERROR:
@@ -511,15 +529,9 @@ class Scope:
             idx = self.check(e.index, env, PLAYER, "a zone index")
             return ir.Index(base, idx, e.span), ZONE
         if tb.kind == "array":
-            per = tb.enum
-            idx, ti = self._expr(e.index, env, PLAYER)
-            if per == "player":
-                self.expect(idx, ti, PLAYER, e.index.span, "an index")
-            elif ti.kind not in ("player", "int", "error"):
-                self.rep.error("E104", f"type mismatch in an index: expected a player or a side number, found {ti}",
-                               e.index.span)
-            if per == "side" and ti.kind == "player":
-                idx = ir.Call("side", (idx,), INT, e.index.span)
+            idx = self._per_index(e.index, env, tb.enum)
+            if idx is None:
+                return self._err()
             if not isinstance(base, ir.VarRef):  # pragma: no cover - only variables have array types
                 self.rep.error("E112", "only a variable or a zone can be indexed", e.span)
                 return self._err()
@@ -823,11 +835,7 @@ class Scope:
                 self.rep.error("E112", f"'{n}' has one value per {per} and needs an index", s.target_span,
                                f"say whose, e.g. {n}[actor]")
             else:
-                idx, ti = self._expr(s.index, env, PLAYER)
-                if per == "player":
-                    self.expect(idx, ti, PLAYER, s.index.span, "an index")
-                elif ti.kind == "player":
-                    idx = ir.Call("side", (idx,), INT, s.index.span)
+                idx = self._per_index(s.index, env, per)
         elif s.index is not None:
             self.rep.error("E112", f"'{n}' is a single value and takes no index", s.index.span)
         if s.op != "=" and t.kind not in ("int", "error"):

@@ -197,3 +197,55 @@ def test_the_trick_play_zones_are_named_in_the_hint():
 def test_a_trick_phase_still_reads_them():
     game = compile_file(str(FIXTURES / "base" / "tiny.atout"))
     assert any(p.kind == "trick" for p in game.phases)
+
+
+_SIDES_GAME = """game side_numbers "t"
+players 4 sides {0 1} {2 3}
+deck { suits hearts spades  ranks A K }
+zone stock: hidden, home
+zone hand: per player, private
+match var bonus: int per side = 0
+phase deal {
+  do {
+    gather stock
+    deal 1 from stock to hand starting eldest
+    bonus[INDEX] += 1
+    goto go
+  }
+}
+phase go {
+  actor eldest
+  action ok "ok" { end deal }
+}
+match {
+  start deal
+  ends when deal_number >= 1
+  returns(p) = bonus[p]
+}
+"""
+
+
+def test_a_number_indexing_a_per_side_variable_is_the_sides_number():
+    """language.md: a per-side variable is indexed "with a player, meaning his side, or with the side's
+    number".  With partners side by side ({0 1} {2 3}) seat 1 is on side 0, so bonus[1] must be side 1's
+    cell (it was read as seat 1, whose side is 0)."""
+    import random
+
+    from atout.engine import Game
+    game = Game(compile_text(_SIDES_GAME.replace("INDEX", "1"), "t.atout"))
+    st, rng = game.new_initial_state(), random.Random(0)
+    while st.is_chance_node():
+        st.apply_action(rng.choice(st.chance_outcomes())[0])
+    assert st.vars["bonus"] == [0, 1]
+    game = Game(compile_text(_SIDES_GAME.replace("INDEX", "seat(1)"), "t.atout"))   # a player: his side
+    st = game.new_initial_state()
+    while st.is_chance_node():
+        st.apply_action(rng.choice(st.chance_outcomes())[0])
+    assert st.vars["bonus"] == [1, 0]
+
+
+def test_a_side_number_out_of_range_is_refused_where_written():
+    with pytest.raises(CompileError) as exc:
+        compile_text(_SIDES_GAME.replace("INDEX", "2"), "t.atout")
+    text = str(exc.value)
+    assert "t.atout:11:11: error[E104]: no side 2: the sides are numbered 0..1" in text

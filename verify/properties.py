@@ -43,6 +43,11 @@ def stopped(prop_name: str, kind: str, err: str) -> Result:
     return Result(prop_name, kind, "unknown", f"exploration stopped: {err} ({note})")
 
 
+# what an unrealised abstract violation means: the property may be true (the abstraction over-approximates)
+SEARCH_HINT = ("(the property may well be true: the abstraction is coarser than the game there, see "
+               "docs/verify.md, 'Limits'; or a violation is rarer than the search: --search-steps searches longer)")
+
+
 def holds_concretely(V: Verifier, expr: ir.Expr, st) -> bool:
     """``expr`` with ``p`` bound to every player, in a concrete state; a rule error in it does not hold."""
     from .liveness import players_bound
@@ -101,7 +106,7 @@ def check_invariant(V: Verifier, prop: ir.Property) -> Result:
         return Result(prop.name, prop.kind, "refuted", "the abstraction has a violation; a seeded engine "
                       "match realised it", counterexample=trace(V, real, note="the invariant fails here"))
     return Result(prop.name, prop.kind, "unknown", f"the abstraction ({size_note(ex, A)}) has a violation that "
-                  f"neither its replay nor {V.budget.search_steps} steps of seeded engine searches realised (raise --search-steps to search longer)",
+                  f"neither its replay nor {V.budget.search_steps} steps of seeded engine searches realised {SEARCH_HINT}",
                   detail="abstract counterexample only")
 
 
@@ -219,7 +224,7 @@ def refute_error(V, ex, A, prop, src, msg, move, kind=None) -> Result:
         real = _search_error(V, None if prop.kind != "conserves" else set(prop.phases))
     if real is None:
         return Result(prop.name, kind, "unknown", f"the abstraction reaches a rule error ({msg}) that neither its "
-                      f"replay nor {V.budget.search_steps} steps of seeded engine searches realised (raise --search-steps to search longer)")
+                      f"replay nor {V.budget.search_steps} steps of seeded engine searches realised {SEARCH_HINT}")
     return Result(prop.name, kind, "refuted", f"a rule error is reachable: {real.error or msg}",
                   counterexample=trace(V, real, note=real.error or msg))
 
@@ -550,7 +555,7 @@ def _deal_bound_on(V: Verifier, prop: ir.Property, spec: Spec, final: bool = Tru
             return refined
     return Result(prop.name, prop.kind, "unknown",
                   f"the abstraction ({size_note(ex, A)}) has a violating path that neither its replay nor "
-                  f"{V.budget.search_steps} steps of seeded engine searches realised (raise --search-steps to search longer)", detail="abstract counterexample only")
+                  f"{V.budget.search_steps} steps of seeded engine searches realised {SEARCH_HINT}", detail="abstract counterexample only")
 
 
 def _zero_sum_var(e) -> str | None:
