@@ -67,6 +67,8 @@ CASES = [
     ("deal_bound_dealer_index", None, False,
      {"bonus_to_dealer": "not proved", "nothing_to_eldest": "not proved", "seat0_gains_one": "proved",
       "one_point_a_deal": "proved"}),
+    # found while turning the table with sides: per-cell deal-start bounds followed seats of the turned table
+    ("turned_table_ranges", None, True, {"builtin:no_rule_error": "refuted"}),
     ("deal_bound_side_players", None, False,
      {"other_seats_gain_five": "refuted", "partner_of_zero_gains_nothing": "refuted",
       "side_gain_at_most_one": "proved"}),

@@ -205,6 +205,11 @@ def deal_start_bounds(A, models: list) -> dict | None:
             over = False
         # a solver of its own: the model's (kept for the checks that follow) is left as it was
         prepared.append((solver(S, A.rlimit), S, land(lnot(any_of(c for c, _ in m.ex.errors)), lnot(over))))
+    # the explorer turns the table at each deal (the dealer to seat 0): cell i of one deal is another
+    # player's cell in the next, so a bound must hold of every cell of its variable alike (see _orbit)
+    orbits: dict = {}
+    for key in bound:
+        orbits.setdefault(_orbit(key), []).append(key)
     checks = 0
     changed = True
     widened = [True] * len(prepared)     # per model: a bound widened at its end in the pass before
@@ -241,9 +246,13 @@ def deal_start_bounds(A, models: list) -> dict | None:
                         changed = widened[at] = True
                         val = s.model().eval(end, model_completion=True) if r == z3.sat else None
                         if val is None or not z3.is_int_value(val):
-                            bound[key] = (None, None)     # z3 gave up: no bound (never a guess)
+                            got = (None, None)     # z3 gave up: no bound (never a guess)
+                        else:
+                            got = _widen(b, val.as_long(), ladder[name])
+                        for k in (orbits[_orbit(key)] if A.rotational else (key,)):
+                            bound[k] = got
+                        if got == (None, None):
                             break
-                        bound[key] = _widen(b, val.as_long(), ladder[name])
             finally:
                 s.pop()
     out = {}
@@ -269,6 +278,18 @@ def deal_start_bounds(A, models: list) -> dict | None:
         elif out[key] is not BOTTOM and _no_stronger(out[key], plain):
             del out[key]
     return out or None
+
+
+def _orbit(key):
+    """The candidates that must share ``key``'s bound when the table turns: the same variable's bound in every
+    cell, with its case on the same cell of the other variable (a case on a scalar stays)."""
+    (name, i), case = key
+    if i is None:
+        return key
+    if case is None:
+        return (name, "*"), None
+    (y, j), k = case
+    return (name, "*"), ((y, "*" if j == i else j), k)
 
 
 def _no_stronger(b, plain) -> bool:

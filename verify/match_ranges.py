@@ -133,6 +133,8 @@ def _prove_on(V, spec) -> tuple[bool, str]:
             if cand is not None:
                 J = cand if J is None else {c: join((J[c], cand[c])) for c in J}
         new = dict(I) if J is None else {c: join((I[c], J[c])) for c in I}
+        if A.rotational:
+            new = _symmetric(new, cells)
         if new == I:
             break
         if rnd >= 3:   # widen: a bound that still moves jumps to the declared range's, or beyond it to infinity
@@ -162,6 +164,22 @@ def _prove_on(V, spec) -> tuple[bool, str]:
     return True, (f"every write keeps the ranged match variables in range: at the start of every deal "
                   f"{text} (a fixpoint over deals from the per-deal gains, refined by 'ends when'), and "
                   f"{len(writes)} writes add at most what the abstraction's gains allow")
+
+
+def _symmetric(I: dict, cells: list) -> dict:
+    """Every cell of a variable given the join of them all.  The explorer turns the table at each deal (the
+    dealer to seat 0), so cell ``i`` of one deal's gains is another player's cell in the next: a bound per
+    cell would follow a seat of the turned table, not a player.  A bound shared by the cells of a variable
+    holds whatever the turns."""
+    out = dict(I)
+    by_var: dict = {}
+    for name, i in cells:
+        by_var.setdefault(name, []).append((name, i))
+    for group in by_var.values():
+        both = join(tuple(I[c] for c in group))
+        for c in group:
+            out[c] = both
+    return out
 
 
 def _text(iv) -> str:
