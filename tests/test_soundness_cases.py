@@ -69,6 +69,9 @@ CASES = [
       "one_point_a_deal": "proved"}),
     # found while turning the table with sides: per-cell deal-start bounds followed seats of the turned table
     ("turned_table_ranges", None, True, {"builtin:no_rule_error": "refuted"}),
+    # a match of a fixed number of deals: its counters followed deal by deal (proved), and one past its range
+    ("fixed_deals_range", None, True, {"builtin:no_rule_error": "proved", "builtin:no_trap": "proved"}),
+    ("fixed_deals_range_short", None, True, {"builtin:no_rule_error": "refuted"}),
     ("deal_bound_side_players", None, False,
      {"other_seats_gain_five": "refuted", "partner_of_zero_gains_nothing": "refuted",
       "side_gain_at_most_one": "proved"}),

@@ -119,37 +119,10 @@ def _prove_on(V, spec) -> tuple[bool, str]:
         if d.get("end_gains") is not None and isinstance(v, tuple) and v and v[0] == DEAL_START:
             ends.append(d["end_gains"])
     decl = {v.name: v for v in ranged}
-    I = dict(start)
-    for rnd in range(ROUNDS):
-        J = None
-        for gains in ends:
-            cand = {}
-            for (name, i) in cells:
-                row = gains[watch.index(name)]
-                cand[(name, i)] = add(I[(name, i)], row[i])
-            if reads_dn:
-                cand[DN] = add(I[DN], 1)
-            cand = refine(g.match.ends_when, False, cand, V.game.players)
-            if cand is not None:
-                J = cand if J is None else {c: join((J[c], cand[c])) for c in J}
-        new = dict(I) if J is None else {c: join((I[c], J[c])) for c in I}
-        if A.rotational:
-            new = _symmetric(new, cells)
-        if new == I:
-            break
-        if rnd >= 3:   # widen: a bound that still moves jumps to the declared range's, or beyond it to infinity
-            for c in cells:
-                lo, hi = new[c]
-                t = decl[c[0]].type
-                if lo is None or lo < I[c][0]:
-                    lo = t.low if lo is not None and lo >= t.low else None
-                if hi is None or hi > I[c][1]:
-                    hi = t.high if hi is not None and hi <= t.high else None
-                new[c] = Interval(lo, hi)
-            if reads_dn and new[DN] != I[DN]:
-                new[DN] = Interval(new[DN][0], None)
-        I = new
-    else:
+    I = _by_deal_number(V, A, ends, cells, start, watch) if reads_dn else None
+    if I is None:
+        I = _widened_fixpoint(V, A, ends, cells, start, watch, decl, reads_dn)
+    if I is None:
         return False, "the values at the start of a deal did not settle"
     for _, name, i, row in writes:
         t = decl[name].type
@@ -164,6 +137,68 @@ def _prove_on(V, spec) -> tuple[bool, str]:
     return True, (f"every write keeps the ranged match variables in range: at the start of every deal "
                   f"{text} (a fixpoint over deals from the per-deal gains, refined by 'ends when'), and "
                   f"{len(writes)} writes add at most what the abstraction's gains allow")
+
+
+MAX_DEALS_UNROLLED = 64   # a match that 'ends when' bounds to at most this many deals is followed deal by deal
+
+
+def _step(V, A, ends, cells, I, watch, reads_dn):
+    """The values at the start of the next deal, from ``I`` at the start of this one: the join over every way
+    a deal can end (its gains) of those 'ends when' lets start a deal; None when none does."""
+    J = None
+    for gains in ends:
+        cand = {}
+        for (name, i) in cells:
+            row = gains[watch.index(name)]
+            cand[(name, i)] = add(I[(name, i)], row[i])
+        if reads_dn:
+            cand[DN] = add(I[DN], 1)
+        cand = refine(V.g.match.ends_when, False, cand, V.game.players)
+        if cand is not None:
+            J = cand if J is None else {c: join((J[c], cand[c])) for c in J}
+    if J is not None and A.rotational:
+        J = _symmetric(J, cells)
+    return J
+
+
+def _by_deal_number(V, A, ends, cells, start, watch):
+    """When 'ends when' reads ``deal_number`` and lets at most MAX_DEALS_UNROLLED deals start, the values at
+    the start of every deal, followed deal by deal (deal k's from deal k-1's: no widening, so a match of
+    three deals bounds a counter by three deals' gains), joined; None when more deals may start."""
+    layer, out = dict(start), dict(start)
+    for _ in range(MAX_DEALS_UNROLLED):
+        layer = _step(V, A, ends, cells, layer, watch, True)
+        if layer is None:
+            return out
+        out = {c: join((out[c], layer[c])) for c in out}
+    return None
+
+
+def _widened_fixpoint(V, A, ends, cells, start, watch, decl, reads_dn):
+    """The values at the start of every deal: a fixpoint over deals from the per-deal gains, refined by 'ends
+    when', widened after three rounds (a bound that still moves jumps to the declared range's, or beyond it
+    to infinity); None when it does not settle within ROUNDS."""
+    I = dict(start)
+    for rnd in range(ROUNDS):
+        J = _step(V, A, ends, cells, I, watch, reads_dn)
+        new = dict(I) if J is None else {c: join((I[c], J[c])) for c in I}
+        if A.rotational:
+            new = _symmetric(new, cells)
+        if new == I:
+            return I
+        if rnd >= 3:
+            for c in cells:
+                lo, hi = new[c]
+                t = decl[c[0]].type
+                if lo is None or lo < I[c][0]:
+                    lo = t.low if lo is not None and lo >= t.low else None
+                if hi is None or hi > I[c][1]:
+                    hi = t.high if hi is not None and hi <= t.high else None
+                new[c] = Interval(lo, hi)
+            if reads_dn and new[DN] != I[DN]:
+                new[DN] = Interval(new[DN][0], None)
+        I = new
+    return None
 
 
 def _symmetric(I: dict, cells: list) -> dict:
