@@ -157,6 +157,8 @@ def test_partnership_turned_and_unturned_agree(monkeypatch):
     # known truth (by hand): with a bonus the dealer's side takes 2 points for a sweep, and never more
     assert turned["a_side_gains_at_most_one"].verdict == "refuted"
     assert turned["nobody_gains_three"].verdict == "proved"
+    # the bonus's claimer is recorded in his side's cell: turned, the cell and the seat in it move together
+    assert turned["captain_on_his_side"].verdict == "proved"
     assert turned["at_most_two_points"].verdict == "proved"
     counts = []
     for results in (turned, still):

@@ -272,7 +272,8 @@ class Abstraction(AbstractEvaluator):
                 w.tricks_won = ("S", _permuted(won[1], turn))
             for v in self.g.vars:
                 if v.per == "side":
-                    w.vars[v.name] = _permuted(w.vars[v.name], turn)
+                    val = _permuted(w.vars[v.name], turn)
+                    w.vars[v.name] = tuple(pl(x) for x in val) if v.type.kind == "player" else val
         w.trick_cards = [(pl(p), c) for p, c in w.trick_cards]
         w.to_play, w.trick_leader, w.last_winner, w.actor = pl(w.to_play), pl(w.trick_leader), \
             pl(w.last_winner), pl(w.actor)

@@ -240,10 +240,11 @@ class _DealBound(_Check):
 
     def start(self, st):
         self.seen = 0
+        self.unreadable = False
 
     def observe(self, st):
         from .properties import bound_holds, deal_record
-        while self.seen < len(st.deal_log) and not getattr(self, "unreadable", False):
+        while self.seen < len(st.deal_log) and not self.unreadable:
             d = deal_record(st, self.seen)
             self.seen += 1
             try:
