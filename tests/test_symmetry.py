@@ -175,3 +175,10 @@ def test_a_deal_bound_on_a_per_side_variable_is_read_per_player_side():
     assert bound_holds(props["a_side_gains_at_most_one"].expr, deal, game) is False
     assert bound_holds(props["a_side_gains_at_most_one"].expr, {"gains": {"points": [1, 1]}}, game)
     assert bound_holds(props["nobody_gains_three"].expr, deal, game)
+
+
+def test_a_dealer_moved_within_a_deal_keeps_the_table_still():
+    # what the abstraction keeps aside within a deal is seen from the dealer's seat of that deal
+    A = Abstraction(Game(_game("sides {0 2} {1 3}", "dealer = left(dealer)")))
+    assert A.rotational is False and "moves the dealer within a deal" in A.rotation_refused
+    assert Abstraction(Game(_game("sides {0 2} {1 3}"))).rotational is True

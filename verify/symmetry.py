@@ -170,18 +170,7 @@ def _conditions(block):
 
 def _loops(node, over: tuple[str, ...]):
     """Every ``for`` statement over one of ``over`` anywhere inside ``node``."""
-    if isinstance(node, ir.For):
-        if node.over in over:
-            yield node
-    if isinstance(node, (tuple, list)):
-        for x in node:
-            yield from _loops(x, over)
-        return
-    if isinstance(node, ir.Expr) or not is_dataclass(node) or isinstance(node, type):
-        return
-    for f in fields(node):
-        if f.name != "span":
-            yield from _loops(getattr(node, f.name), over)
+    return (s for s in _statements(node, ir.For) if s.over in over)
 
 
 def _rule_nodes(g: ir.Game) -> tuple:
@@ -197,6 +186,30 @@ def order_dependent_loop(g: ir.Game, over: tuple[str, ...]) -> str | None:
         if why is not None:
             return why
     return None
+
+
+def dealer_set_in_deal(g: ir.Game) -> str | None:
+    """Why the table cannot be turned deal by deal: a ``dealer = P`` statement moves the dealer within a deal,
+    and what the abstraction keeps aside for the rest of the deal (the values play entered a phase with) is
+    seen from the former dealer's seat; None when no such statement exists."""
+    for loop in _statements(_rule_nodes(g), ir.SetDealer):
+        return f"'dealer = ...'{_where(loop)} moves the dealer within a deal"
+    return None
+
+
+def _statements(node, cls):
+    """Every statement of class ``cls`` anywhere inside ``node``."""
+    if isinstance(node, cls):
+        yield node
+    if isinstance(node, (tuple, list)):
+        for x in node:
+            yield from _statements(x, cls)
+        return
+    if isinstance(node, ir.Expr) or not is_dataclass(node) or isinstance(node, type):
+        return
+    for f in fields(node):
+        if f.name != "span":
+            yield from _statements(getattr(node, f.name), cls)
 
 
 # -- suits -------------------------------------------------------------------------------------------------
