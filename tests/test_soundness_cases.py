@@ -69,6 +69,9 @@ CASES = [
       "one_point_a_deal": "proved"}),
     # found while turning the table with sides: per-cell deal-start bounds followed seats of the turned table
     ("turned_table_ranges", None, True, {"builtin:no_rule_error": "refuted"}),
+    # every match stops at its start: the verifier failed instead of refuting
+    ("error_at_start", None, True, {"builtin:no_rule_error": "refuted", "builtin:no_trap": "refuted",
+                                    "never": "not proved"}),
     # a match of a fixed number of deals: its counters followed deal by deal (proved), and one past its range
     ("fixed_deals_range", None, True, {"builtin:no_rule_error": "proved", "builtin:no_trap": "proved"}),
     ("fixed_deals_range_short", None, True, {"builtin:no_rule_error": "refuted"}),

@@ -30,6 +30,15 @@ def builtin_checks(V: Verifier, guard=lambda name, fn: fn()) -> list[Result]:
     return [run() for _, run in builtin_units(V, guard)]
 
 
+BUILTIN_CHECKS = ("builtin:conservation", "builtin:no_rule_error", "builtin:no_dead_end", "builtin:no_trap",
+                  "builtin:reachable", "builtin:guards")
+
+
+def builtin_names(g: ir.Game) -> list[str]:
+    """The names of the built-in checks of game ``g``, in the report's order (that of :func:`builtin_units`)."""
+    return list(BUILTIN_CHECKS) + [f"builtin:table:{t.name}" for t in g.tables]
+
+
 def builtin_units(V: Verifier, guard=lambda name, fn: fn()) -> list[tuple[str, object]]:
     """The built-in checks as ``[(name, thunk returning its Result, run through guard)]``, in the report's
     order.  Each thunk can run on its own, in any order and in any process (``atout verify -j``):

@@ -60,13 +60,49 @@ def verify_game(game, names: list[str] | None = None, timeout: float | None = No
         return _verify_game(game, names, timeout, progress, builtins, budget, cross, jobs)
 
 
+def _start_error(game):
+    """The rule error every match of ``game`` raises before its first step (a deal asking for more cards
+    than there are), or None."""
+    from atout.engine.evaluate import RuleError
+    try:
+        game.new_initial_state()
+    except RuleError as exc:
+        return exc
+    return None
+
+
+def _never_starts(game, names, run_builtins, exc) -> list:
+    """The verdicts when no match can start: a rule error is reachable (refuted, a trace of no step), no deal
+    can end (refuted), and nothing else is decided (unknown: no state exists to hold or break it)."""
+    from .builtin import builtin_names
+    from .checker import Counterexample
+    why = f"every match raises a rule error before its first step: {exc}"
+    out = [Result(p.name, p.kind, "unknown", f"the match never starts ({why}); see builtin:no_rule_error")
+           for p in game.ir.properties if names is None or p.name in names]
+    for name in builtin_names(game.ir) if run_builtins else []:
+        if name in ("builtin:no_rule_error", "builtin:no_trap"):
+            ce = Counterexample("trace", [], note=str(exc), play_by_play=[f"   0.  the match starts: rule error: {exc}"])
+            what = "a rule error is reachable" if name == "builtin:no_rule_error" else "no deal can end"
+            out.append(Result(name, "builtin", "refuted", f"{what}: {why}", counterexample=ce))
+        else:
+            out.append(Result(name, "builtin", "unknown", f"the match never starts ({why})"))
+    return out
+
+
 def _verify_game(game, names, timeout, progress, builtins, budget, cross, jobs=1):
+    run_builtins = builtins or (builtins is None and names is None)
     budget = budget or Budget()
     if timeout is not None:
         budget.timeout = timeout
     V = Verifier(game, budget=budget, progress=progress)
+    exc = _start_error(game)
+    if exc is not None:
+        if cross is not None:
+            cross.__dict__.update(CrossCheck().__dict__)     # no concrete match to play
+        V.findings = []
+        verify_game.last = V
+        return _never_starts(game, names, run_builtins, exc), []
     props = [p for p in game.ir.properties if names is None or p.name in names]
-    run_builtins = builtins or (builtins is None and names is None)
     V.precise_needed = any(p.kind in ("deal_bound", "complete") for p in props) or \
         bool(run_builtins and game.ir.tables)
     V.run_properties = frozenset(p.name for p in props)

@@ -290,7 +290,10 @@ def refutation_holds(game, result) -> bool:
     ce = result.counterexample
     if ce is None:
         return True   # a refutation without a trace: by the over-approximation itself (never reachable)
-    st = game.new_initial_state()
+    try:
+        st = game.new_initial_state()
+    except RuleError:       # every match stops at its start: a trace of no step refutes these two
+        return not ce.steps and result.name in ("builtin:no_rule_error", "builtin:no_trap")
     fired = []
     st.on_score = lambda t, rows: fired.append((t, rows))
     error = None
