@@ -69,6 +69,8 @@ CASES = [
       "one_point_a_deal": "proved"}),
     # found while turning the table with sides: per-cell deal-start bounds followed seats of the turned table
     ("turned_table_ranges", None, True, {"builtin:no_rule_error": "refuted"}),
+    ("deal_bound_side_gains", None, False, {"le2": "proved", "sum3": "proved", "part": "proved", "ge2": "refuted",
+                                            "tot": "proved"}),
     # every match stops at its start: the verifier failed instead of refuting
     ("error_at_start", None, True, {"builtin:no_rule_error": "refuted", "builtin:no_trap": "refuted",
                                     "never": "not proved"}),

@@ -259,18 +259,42 @@ def _search_error(V, phases=None):
 
 
 # -- per-deal bounds ---------------------------------------------------------------------------------------------
-def gain_eval(e: ir.Expr, gains: dict, p: int) -> list:
+def _cell(idx: ir.Expr, p: int, game) -> int | None:
+    """The cell a gain's index names for player ``p``: ``p``, a number, or a function of them (``side(p)``,
+    ``partner(p)``, ``seat(1)``) when ``game`` (an engine Game) is given; None when it cannot be told."""
+    if isinstance(idx, ir.Local):
+        return p
+    if isinstance(idx, ir.Const):
+        return idx.value if type(idx.value) is int else None
+    if game is None or not isinstance(idx, ir.Call) or not idx.args:
+        return None
+    q = _cell(idx.args[0], p, game)
+    n = game.players
+    if q is None or not 0 <= q < n:
+        return None
+    if idx.fn == "side":
+        return next((k for k, side in enumerate(game.ir.sides) if q in side), None)
+    if idx.fn == "seat":
+        return q
+    if idx.fn == "partner":
+        return game.partner[q]
+    if idx.fn in ("left", "right"):
+        return (q + (1 if idx.fn == "left" else -1)) % n
+    return None
+
+
+def gain_eval(e: ir.Expr, gains: dict, p: int, game=None) -> list:
     """The possible values (bools, ints, :class:`Interval`) of a deal_bound expression given the per-deal
     gains of the watched variables (``{var: tuple per player or side}``, abstract ints), ``p`` the player the
-    bound is checked for.  Every form the language allows is covered; what is not known (a gain the
-    exploration does not watch) is any value of its type, so a bound is never taken to hold by accident."""
+    bound is checked for (0-based), ``game`` (an engine Game) to read indices such as ``side(p)``.  Every form
+    the language allows is covered; what is not known (a gain the exploration does not watch) is any value
+    of its type, so a bound is never taken to hold by accident."""
     if isinstance(e, ir.Const):
         return [e.value]
     if isinstance(e, ir.Call) and e.fn == "gain":
         inner = e.args[0]
         if isinstance(inner, ir.Index) and isinstance(inner.base, ir.VarRef):
-            idx = inner.index
-            who = p if isinstance(idx, ir.Local) else (idx.value if isinstance(idx, ir.Const) else None)
+            who = _cell(inner.index, p, game)
             row = gains.get(inner.base.name)
             if row is None or who is None or not 0 <= who < len(row):
                 return [TOP_INT]
@@ -285,8 +309,8 @@ def gain_eval(e: ir.Expr, gains: dict, p: int) -> list:
             return [acc]
         return [TOP_INT]            # gain(max(V)), gain(min(V)), a variable not kept per player
     if isinstance(e, ir.BinOp):
-        a = gain_eval(e.left, gains, p)
-        b = gain_eval(e.right, gains, p)
+        a = gain_eval(e.left, gains, p, game)
+        b = gain_eval(e.right, gains, p, game)
         out = []
         for x in a:
             for y in b:
@@ -304,18 +328,18 @@ def gain_eval(e: ir.Expr, gains: dict, p: int) -> list:
                     out.append(TOP_INT)
         return list(dict.fromkeys(out))
     if isinstance(e, ir.Not):
-        return list(dict.fromkeys(not x for x in gain_eval(e.operand, gains, p)))
+        return list(dict.fromkeys(not x for x in gain_eval(e.operand, gains, p, game)))
     if isinstance(e, ir.Neg):
-        return list(dict.fromkeys(add(0, x, -1) for x in gain_eval(e.operand, gains, p)))
+        return list(dict.fromkeys(add(0, x, -1) for x in gain_eval(e.operand, gains, p, game)))
     if isinstance(e, ir.Cond):
         out = []
-        for t in gain_eval(e.test, gains, p):
-            out.extend(gain_eval(e.then if t else e.orelse, gains, p))
+        for t in gain_eval(e.test, gains, p, game):
+            out.extend(gain_eval(e.then if t else e.orelse, gains, p, game))
         return list(dict.fromkeys(out))
     if isinstance(e, ir.InSet) and all(isinstance(i, ir.Const) for i in e.items):
         items = {i.value for i in e.items}
         out = []
-        for x in gain_eval(e.value, gains, p):
+        for x in gain_eval(e.value, gains, p, game):
             if not isinstance(x, Interval):
                 out.append(x in items)
                 continue
@@ -477,7 +501,7 @@ def _deal_bound_on(V: Verifier, prop: ir.Property, spec: Spec, final: bool = Tru
         got = memo.get(gains_t)
         if got is None:
             gains = dict(zip(names, gains_t))
-            got = memo[gains_t] = any(False in gain_eval(prop.expr, gains, p) for p in range(n))
+            got = memo[gains_t] = any(False in gain_eval(prop.expr, gains, p, V.game) for p in range(n))
         return got
 
     # the bound is on each deal's gains: checked when a deal ends (or the match ends within it)
