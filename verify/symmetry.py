@@ -19,7 +19,8 @@ properties tells seats (suits) apart.  What tells them apart, and is refused her
 * a side number used as a number: ``side(p)`` and a ``for s in sides`` variable may index a per-side
   variable, be compared (``==``, ``!=``) with another side number, or (with two sides) name the other side
   as ``1 - s``; anything else (``side(p) == 0``, a side stored in a variable) keeps the table still
-  (:func:`side_number_misuse`).
+  (:func:`side_number_misuse`);
+* ``dealer = P`` within a deal, for the table (:func:`dealer_set_in_deal`).
 
 Every function returns a reason (text naming the construct and its line) or None when nothing is refused.
 """
@@ -192,8 +193,8 @@ def dealer_set_in_deal(g: ir.Game) -> str | None:
     """Why the table cannot be turned deal by deal: a ``dealer = P`` statement moves the dealer within a deal,
     and what the abstraction keeps aside for the rest of the deal (the values play entered a phase with) is
     seen from the former dealer's seat; None when no such statement exists."""
-    for loop in _statements(_rule_nodes(g), ir.SetDealer):
-        return f"'dealer = ...'{_where(loop)} moves the dealer within a deal"
+    for s in _statements(_rule_nodes(g), ir.SetDealer):
+        return f"'dealer = ...'{_where(s)} moves the dealer within a deal"
     return None
 
 
