@@ -228,18 +228,19 @@ class State(Machine):
 
     def action_to_string(self, action: int, player: int | None = None) -> str:
         """Text of an action in this state: ``play K♠``, ``discard 7♥``, ``I propose``, ``deal Q♦``.
-        Raises IllegalActionError for an id that is no action of the game (not in 0..num_distinct_actions-1)."""
+        Raises IllegalActionError for an id that is no action of the game (not in 0..num_distinct_actions-1),
+        or at a ``random`` draw no outcome of it (its outcomes may outnumber the game's actions)."""
         g = self.game
         action = _action_id(action)
-        if not 0 <= action < g.num_distinct_actions():
-            raise IllegalActionError(f"{action} is not an action id of this game (0..{g.num_distinct_actions() - 1})")
-        if self.pending and self.pending[0][0] == DEALER_DRAW:
-            return f"seat {action} deals"
         if self.pending and self.pending[0][0] == RANDOM_DRAW:
             name, _, values, weights, _ = self.pending[0][1]
             if not 0 <= action < len(weights):
                 raise IllegalActionError(f"{action} is not an outcome of '{name} = random' (0..{len(weights) - 1})")
             return f"{name} = {g.value_str(values[action], g.var_decl[name].type)}"
+        if not 0 <= action < g.num_distinct_actions():
+            raise IllegalActionError(f"{action} is not an action id of this game (0..{g.num_distinct_actions() - 1})")
+        if self.pending and self.pending[0][0] == DEALER_DRAW:
+            return f"seat {action} deals"
         if self.pending and action < g.num_cards:
             return f"deal {g.card_str(action)}"
         if action < g.num_cards:

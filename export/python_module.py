@@ -2262,6 +2262,12 @@ _STATE = '''class State:
         IllegalActionError for an id that is no action of the game."""
         if action.__class__ is not int:
             action = _action_id(action)
+        if self.pending and self.pending[0][0] == RANDOM_DRAW:   # (its outcomes may outnumber the actions)
+            name, _k, values, weights, _where = self.pending[0][1]
+            if not 0 <= action < len(weights):
+                raise IllegalActionError("%d is not an outcome of '%s = random' (0..%d)" % (
+                    action, name, len(weights) - 1))
+            return "%s = %s" % (name, _value_str(VAR_POS[name], values[action]))
         if not 0 <= action < NUM_DISTINCT_ACTIONS:
             raise IllegalActionError("%d is not an action id of this game (0..%d)" % (
                 action, NUM_DISTINCT_ACTIONS - 1))
@@ -2269,12 +2275,6 @@ _STATE = '''class State:
             src, draw = self.pending[0]
             if src == DEALER_DRAW:
                 return "seat %d deals" % action
-            if src == RANDOM_DRAW:
-                name, _k, values, weights, _where = draw
-                if not 0 <= action < len(weights):
-                    raise IllegalActionError("%d is not an outcome of '%s = random' (0..%d)" % (
-                        action, name, len(weights) - 1))
-                return "%s = %s" % (name, _value_str(VAR_POS[name], values[action]))
             if action < NUM_CARDS:
                 return "deal " + CARD_STR[action]
         if action < NUM_CARDS:

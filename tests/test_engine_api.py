@@ -319,3 +319,18 @@ def test_unknown_bot_name():
 def test_load_a_missing_file_raises_a_compile_error(tmp_path):
     with pytest.raises(atout.CompileError, match="cannot read rule file"):
         atout.load(os.path.join(tmp_path, "nope.atout"))
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_random_draw_may_have_more_outcomes_than_the_game_has_actions(compiled):
+    """OpenSpiel counts chance outcomes apart from actions (max_chance_outcomes): 'v = random 0..63' in a
+    four-card game has outcomes past num_distinct_actions(), and each has its text."""
+    path = os.path.join(os.path.dirname(__file__), "fixtures", "audit", "random_outcomes_past_actions.atout")
+    game = atout.load(path, compiled=compiled)
+    state = game.new_initial_state()
+    while not (state.is_chance_node() and len(state.chance_outcomes()) == 64):
+        state.apply_action(state.chance_outcomes()[0][0] if state.is_chance_node() else state.legal_actions()[0])
+    assert game.num_distinct_actions() < 64
+    assert state.action_to_string(37) == "v = 37"
+    with pytest.raises(IllegalActionError):
+        state.action_to_string(64)

@@ -71,6 +71,15 @@ CASES = [
     ("turned_table_ranges", None, True, {"builtin:no_rule_error": "refuted"}),
     ("deal_bound_side_gains", None, False, {"le2": "proved", "sum3": "proved", "part": "proved", "ge2": "refuted",
                                             "tot": "proved"}),
+    # from the second audit: z3 read '/' and '%' with SMT's rounding (a negative divisor), the zero-sum check read
+    # a row's condition after its effects and some values from before the block, a card named but not tracked
+    # crashed the exploration, a random draw with more outcomes than the game has actions stopped the cross-check
+    ("smt_mod_negative", ("pick_complete",), False, {"pick_complete": "refuted"}),
+    ("random_outcomes_past_actions", ("pick_complete",), False, {"pick_complete": "refuted"}),
+    ("ranking_mod_negative", ("match_terminates",), False, {"match_terminates": "not proved"}),
+    ("zero_sum_guard_after_body", ("zero_sum",), False, {"zero_sum": "not proved"}),
+    ("zero_sum_stale_reads", ("a_zero", "b_zero"), False, {"a_zero": "not proved", "b_zero": "not proved"}),
+    ("move_untracked_literal", None, True, {"builtin:no_rule_error": "proved", "builtin:no_trap": "proved"}),
     # every match stops at its start: the verifier failed instead of refuting
     ("error_at_start", None, True, {"builtin:no_rule_error": "refuted", "builtin:no_trap": "refuted",
                                     "never": "not proved"}),

@@ -889,9 +889,12 @@ class AbstractState(Machine):
         if card != ANON and card in self.A.track_index and self.tracked[self.A.track_index[card]] >= 0:
             if self.tracked[self.A.track_index[card]] != src:
                 raise RuleError(msg, s.span)
-        elif card == ANON:
+        elif card == ANON or card not in self.A.track_index:
+            # an anonymous card, or one the rules name that this exploration does not track: among the
+            # anonymous cards of the zone, if it has any
             if anon == 0 or (anon is None and self.choose([False, True])):
                 raise RuleError(msg, s.span)
+            card = ANON
         elif self.choose([False, True]):
             raise RuleError(msg, s.span)
         self.move_card(card, src, dst)

@@ -311,6 +311,9 @@ def _print_report(game, rules, results, findings, seconds, cross, work=None):
             ([f"{r.seconds:.2f}"] if wide else [])
         t.add_row(*row)
     c.print(t)
+    if cross.failures and not cross.matches:     # the cross-check itself failed: its verdicts are not checked
+        for f in cross.failures:
+            c.print(f"[red]{_escape(f['what'])}[/]: the proved verdicts were not checked against the engine")
     if cross.matches:
         verdict = "[red]verifier bug[/]" if cross.failures else "[green]agrees[/]"
         c.print(f"cross-check: {cross.matches} seeded engine matches, {cross.states} concrete states and "

@@ -27,6 +27,7 @@ from atout.compiler import ir
 
 from .absint import Interval
 from .liveness import walk
+from .symbolic import floordiv, mod
 
 
 class SolverTimeout(Exception):
@@ -388,8 +389,9 @@ class _Encoder:
                 return z3.And(a, b)
             if op == "or":
                 return z3.Or(a, b)
-            return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a / b,
-                    "%": lambda: a % b, "==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
+            # '/' and '%' round down as the engine does (z3's div and mod differ for a negative divisor)
+            return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: floordiv(a, b),
+                    "%": lambda: mod(a, b), "==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
                     "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[op]()
         if isinstance(e, ir.Not):
             return z3.Not(self.expr(e.operand, env))
@@ -474,18 +476,43 @@ class NotEncodable(Exception):
     constant): the caller's verdict is undecided."""
 
 
+# what an expression may read that statements other than assignments change
+_ZONE_READS = frozenset({"size", "has", "top", "holder", "tricks", "played"})
+_DEALER_READS = frozenset({"dealer", "eldest"})
+
+
 class _SymStore:
-    """Symbolic execution of effect blocks over z3: the changes they make to int variables."""
+    """Symbolic execution of effect blocks over z3: the changes they make to int variables.
+
+    Exact for assignments, ``if``, ``for``, ``score`` and ``random``; a path stops at ``goto`` and ``end deal``.
+    A value read after the block changed what the encoding reads (a card moved, then ``size()``; ``dealer = P``,
+    then ``dealer``; a variable written, then read through a construct the store does not follow) is not
+    encoded (NotEncodable): never the value from before the block."""
 
     def __init__(self, game, enc: "_Encoder"):
         self.game = game
         self.enc = enc
         self.store: dict = {}
+        self.written: set = set()        # variables assigned so far
+        self.moved = False               # a card moved so far
+        self.dealer_moved = False        # 'dealer = P' so far
         for v in game.ir.vars:
             if v.per is not None:
                 self.store[v.name] = list(enc.arrays[v.name])
             elif v.name in enc.vars:
                 self.store[v.name] = enc.vars[v.name]
+
+    def _stale(self, e) -> str | None:
+        """What ``e`` would read from before the block (the encoder's initial values), or None."""
+        from .liveness import subexprs
+        for x in subexprs(e):
+            if isinstance(x, ir.VarRef) and x.name in self.written:
+                return f"'{x.name}' read after it was written"
+            if self.moved and (isinstance(x, ir.ZoneRef) or isinstance(x, ir.Call) and x.fn in _ZONE_READS):
+                return "a zone read after a card moved"
+            if self.dealer_moved and isinstance(x, ir.Builtin) and x.name in _DEALER_READS:
+                return "the dealer read after 'dealer = P'"
+        return None
 
     def expr(self, e, env):
         if isinstance(e, ir.VarRef) and e.per is None and e.name in self.store:
@@ -505,9 +532,11 @@ class _SymStore:
                 return z3.Or(a, b)
             return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "==": lambda: a == b,
                     "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b, ">": lambda: a > b,
-                    ">=": lambda: a >= b, "/": lambda: a / b, "%": lambda: a % b}[e.op]()
+                    ">=": lambda: a >= b, "/": lambda: floordiv(a, b), "%": lambda: mod(a, b)}[e.op]()
         if isinstance(e, ir.Not):
             return z3.Not(self.expr(e.operand, env))
+        if isinstance(e, ir.Neg):
+            return -self.expr(e.operand, env)
         if isinstance(e, ir.Cond):
             return z3.If(self.expr(e.test, env), self.expr(e.then, env), self.expr(e.orelse, env))
         if isinstance(e, ir.InSet):
@@ -516,10 +545,17 @@ class _SymStore:
         if isinstance(e, ir.Call) and e.fn == "abs":
             x = self.expr(e.args[0], env)
             return z3.If(x >= 0, x, -x)
+        why = self._stale(e)
+        if why is not None:
+            raise NotEncodable(f"{why} ({e.span.path}:{e.span.line})")
         return self.enc.expr(e, env)
 
     def run(self, stmts, env, cond=z3.BoolVal(True)):
+        """Run ``stmts`` where ``cond`` holds; returns the condition under which control reaches their end
+        (a ``goto`` or ``end deal`` stops a path)."""
         for s in stmts:
+            if isinstance(s, (ir.Goto, ir.EndDeal)):
+                return z3.BoolVal(False)
             if isinstance(s, ir.Assign):
                 val = self.expr(s.value, env)
                 if s.index is not None:
@@ -534,14 +570,16 @@ class _SymStore:
                     old = self.store[s.var]
                     new = old + val if s.op == "+=" else old - val if s.op == "-=" else val
                     self.store[s.var] = z3.If(cond, new, old)
+                self.written.add(s.var)
             elif isinstance(s, ir.If):
                 taken = z3.BoolVal(False)
+                through = z3.BoolVal(False)
                 for c, body in s.branches:
                     cz = self.expr(c, env)
                     here = z3.And(cond, z3.Not(taken), cz)
-                    self.run(body, env, here)
+                    through = z3.Or(through, self.run(body, env, here))
                     taken = z3.Or(taken, cz)
-                self.run(s.orelse, env, z3.And(cond, z3.Not(taken)))
+                cond = z3.Or(through, self.run(s.orelse, env, z3.And(cond, z3.Not(taken))))
             elif isinstance(s, ir.RandomAssign):
                 # a chance event: the variable takes any value (the values are not tracked here)
                 self.enc.fresh += 1
@@ -555,6 +593,7 @@ class _SymStore:
                         arr[i] = z3.If(z3.And(cond, idx == i), val, arr[i])
                 elif s.var in self.store:
                     self.store[s.var] = z3.If(cond, val, self.store[s.var])
+                self.written.add(s.var)
             elif isinstance(s, ir.For):
                 g = self.game.ir
                 if s.over == "players":
@@ -568,13 +607,18 @@ class _SymStore:
                 else:
                     raise NotEncodable(f"a loop over {s.over} ({s.span.path}:{s.span.line})")
                 for p in values:
-                    self.run(s.body, {**env, s.var: z3.IntVal(p)}, cond)
+                    cond = self.run(s.body, {**env, s.var: z3.IntVal(p)}, cond)
             elif isinstance(s, ir.Score):
                 # as the engine: every row's condition is read before any row fires
                 rows = self.game.ir.table(s.table).rows
                 guards = [self.expr(row.guard, env) for row in rows]
                 for row, gz in zip(rows, guards):
-                    self.run(row.body, env, z3.And(cond, gz))
+                    cond = z3.Or(z3.And(cond, z3.Not(gz)), self.run(row.body, env, z3.And(cond, gz)))
+            elif isinstance(s, ir.SetDealer):
+                self.dealer_moved = True
+            elif isinstance(s, (ir.Move, ir.MoveCard, ir.Deal, ir.Gather)):
+                self.moved = True
+        return cond
 
 
 def preserves_total(game, var: str, outcomes_by_table: dict, rlimit: int) -> tuple[bool | None, str]:
@@ -620,6 +664,7 @@ def preserves_total(game, var: str, outcomes_by_table: dict, rlimit: int) -> tup
             sym = _SymStore(game, enc)
             before = list(sym.store[var])
             try:
+                guard = sym.expr(r.guard, {})       # read before any row fires, as the engine does
                 sym.run(r.body, {})
             except NotEncodable as e:
                 return None, f"row '{r.name}' of table '{t.name}' is not encoded: {e}"
@@ -633,7 +678,7 @@ def preserves_total(game, var: str, outcomes_by_table: dict, rlimit: int) -> tup
                         conj.append(_in_abstract(enc.vars[name], v, n))
                 alts.append(z3.And(conj))
             s.add(z3.Or(alts))
-            s.add(sym.expr(r.guard, {}))
+            s.add(guard)
             s.add(z3.Sum(sym.store[var]) != z3.Sum(before))
             if _check(s) == z3.sat:
                 return False, f"row '{r.name}' of table '{t.name}' changes total({var}) ({enc.describe(s.model())})"
