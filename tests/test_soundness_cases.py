@@ -79,6 +79,9 @@ CASES = [
     ("ranking_mod_negative", ("match_terminates",), False, {"match_terminates": "not proved"}),
     ("zero_sum_guard_after_body", ("zero_sum",), False, {"zero_sum": "not proved"}),
     ("zero_sum_stale_reads", ("a_zero", "b_zero"), False, {"a_zero": "not proved", "b_zero": "not proved"}),
+    ("table_none_values", None, False, {"seats_complete": "refuted", "suits_complete": "refuted",
+                                        "ranks_complete": "proved", "enums_complete": "proved",
+                                        "enums2_complete": "refuted", "colors_complete": "refuted"}),
     ("move_untracked_literal", None, True, {"builtin:no_rule_error": "proved", "builtin:no_trap": "proved"}),
     # every match stops at its start: the verifier failed instead of refuting
     ("error_at_start", None, True, {"builtin:no_rule_error": "refuted", "builtin:no_trap": "refuted",

@@ -378,6 +378,19 @@ class _Encoder:
             for p in range(n - 1, -1, -1):
                 out = z3.If(x == p, z3.IntVal(table[p]), out)
             return out
+        if isinstance(e, ir.Call) and e.fn in ("suit", "rank", "color"):
+            # as the engine: a table of the card (suit) and none (-1) for none or a value the table lacks
+            table = {"suit": lambda: enumerate(self.game.suit_of), "rank": lambda: enumerate(self.game.strength_of),
+                     "color": lambda: self.game.color_of.items()}[e.fn]()
+            x = self.expr(e.args[0], env)
+            out = z3.IntVal(-1)
+            for k, v in sorted(table, reverse=True):
+                out = z3.If(x == k, z3.IntVal(v), out)
+            return out
+        if isinstance(e, ir.Call) and e.fn == "seat":
+            return mod(self.expr(e.args[0], env), n)
+        if isinstance(e, ir.Call) and e.fn == "ord":
+            return self.expr(e.args[0], env)
         if isinstance(e, ir.Call) and e.fn == "left":
             return (self.expr(e.args[0], env) + 1) % n
         if isinstance(e, ir.Call) and e.fn == "right":
