@@ -86,9 +86,10 @@ def refute_reach(V, ex, A, name, kind, targets, missing, coalition, in_scope, go
         if r is not None:
             real, node = r
             lasso = _strategy_lasso(V, ex, A, node, W, coalition, len(real.steps), real)
-            note = (f"from here the other side keeps play away from '{goal_text}' for ever, whatever the "
-                    f"coalition does: a strategy on the abstraction using only moves that are surely legal and "
-                    f"outcomes that exist in every concrete state ({len(W)} abstract states)")
+            note = (f"from here the other side keeps play away from '{goal_text}' whatever the coalition does "
+                    f"(for ever, or until play stops in a rule error, a dead end or the end of the match): a "
+                    f"strategy on the abstraction using only moves that are surely legal and outcomes that exist "
+                    f"in every concrete state ({len(W)} abstract states)")
             if lasso is not None:
                 return Result(name, kind, "refuted", "the other side's strategy avoids the goal: " + note +
                               "; one play of it, a lasso, replayed by the engine", counterexample=lasso)
