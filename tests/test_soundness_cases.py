@@ -83,6 +83,14 @@ CASES = [
                                         "ranks_complete": "proved", "enums_complete": "proved",
                                         "enums2_complete": "refuted", "colors_complete": "refuted"}),
     ("move_untracked_literal", None, True, {"builtin:no_rule_error": "proved", "builtin:no_trap": "proved"}),
+    # from the third audit: a 'do' phase as the target of reach (play never rests there), automatic phases going
+    # round through chance (taken for effects without end), the actor kept at the next deal's first chance nodes
+    ("automatic_target_conserves", None, False, {"conserve": "not proved", "ask_ends": "not refuted",
+                                                 "eldest_forces": "not refuted", "dealer_forces": "not refuted"}),
+    ("automatic_target_reach", None, False, {"ask_ends": "not refuted", "eldest_forces": "not refuted",
+                                             "dealer_forces": "not refuted"}),
+    ("chance_loop_of_do_phases", None, False, {"t": "not proved", "e": "not proved"}),
+    ("actor_at_deal_start", None, False, {"inv": "refuted"}),
     # every match stops at its start: the verifier failed instead of refuting
     ("error_at_start", None, True, {"builtin:no_rule_error": "refuted", "builtin:no_trap": "refuted",
                                     "never": "not proved"}),

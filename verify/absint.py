@@ -955,7 +955,8 @@ class AbstractState(Machine):
         A = self.A
         self.phase = DEAL_START
         self.selecting = None
-        self.actor = -1
+        # the actor stays as the deal left it: the engine keeps it until the next deal's first decision, and a
+        # property may read it at the chance nodes of the deal (liveness forgets it where nothing reads it)
         self.frames = []
         self.trick_cards = []
         self.trick_number = 0

@@ -391,6 +391,7 @@ class Explorer:
         seen: dict = {}          # merged intermediate state -> its number
         parents: list = []       # number -> numbers of the merged states it came from
         merged = False
+        chance = False           # a merged intermediate state is a chance node
         stack = list(reversed(items))
         for s in items:
             s._mk = -1
@@ -472,6 +473,8 @@ class Explorer:
                     continue
                 i = seen[k] = len(parents)
                 parents.append([k0] if k0 >= 0 else [])
+                if s2.pending:
+                    chance = True
                 s2._mk = i
                 s2._run = 0
                 count += 1
@@ -480,6 +483,12 @@ class Explorer:
                                            f"intermediate abstract states")
                 stack.append(s2)
         if merged and _has_cycle(parents):
+            if chance:
+                # automatic phases that may go round through chance nodes: the engine rests at each and never
+                # reaches its step limit (play may go on for ever, a lasso of chance); the intermediate
+                # states of one move are not graph nodes here, so no cycle of the graph would show it
+                raise Unsupported("automatic phases that can go round through a chance event (a draw or "
+                                  "'random') without a decision")
             # effects that can return to the same intermediate state without a decision: the engine stops
             # them with a rule error after its step limit
             s = items[0].clone()

@@ -168,7 +168,23 @@ def _total_in_blocks(V: Verifier, ex, A, name: str) -> str | None:
 
 
 # -- conservation ---------------------------------------------------------------------------------------------
+def automatic_target(V: Verifier, prop: ir.Property) -> Result | None:
+    """Unknown when the target phase of ``reach PHASE`` is automatic (a ``do`` phase): play passes through it
+    within a move and never rests there, and the exploration's states are the rests, so it would never be
+    seen reached (a false refutation of ``can_end``, a vacuous proof of ``conserves``); else None."""
+    ph = V.g.phase(prop.target)
+    if ph is not None and ph.kind == "auto":
+        return Result(prop.name, prop.kind, "unknown",
+                      f"the target '{prop.target}' is an automatic phase: play passes through it without resting "
+                      f"there, and the verifier sees play only where it rests; name the phase it leads to (or "
+                      f"a choice phase) as the target")
+    return None
+
+
 def check_conserves(V: Verifier, prop: ir.Property) -> Result:
+    auto = automatic_target(V, prop)
+    if auto is not None:
+        return auto
     ex, A, err = V.exploration(V.spec_for(prop))
     if ex is None:
         return stopped(prop.name, prop.kind, err)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from .alpha import Coverage, alpha
 from .checker import Counterexample, Result, Verifier
 from .graphs import coreachable, escape_region, must_attractor, strategy_move
-from .properties import phase_of, size_note, stopped, trace
+from .properties import automatic_target, phase_of, size_note, stopped, trace
 from .values import DEAL_START, MATCH_OVER
 
 
@@ -22,6 +22,9 @@ def check_can_end(V: Verifier, prop) -> Result:
 
 
 def check_can_force(V: Verifier, prop) -> Result:
+    auto = automatic_target(V, prop)
+    if auto is not None:
+        return auto
     ex, A, err = V.exploration(V.spec_for(prop))
     if ex is None:
         return stopped(prop.name, prop.kind, err)
@@ -37,6 +40,9 @@ def check_can_force(V: Verifier, prop) -> Result:
 
 
 def _check_reach(V: Verifier, prop, coalition, who: str) -> Result:
+    auto = automatic_target(V, prop)
+    if auto is not None:
+        return auto
     ex, A, err = V.exploration(V.spec_for(prop))
     if ex is None:
         return stopped(prop.name, prop.kind, err)
