@@ -129,6 +129,8 @@ class Abstraction(AbstractEvaluator):
         self.entry_starts: dict = {ph: {} for ph in {b[3] for b in self.entry_blocks.values()}}
         self.entry_broken: set = set()
         self.literals = card_literals(self.g)
+        # 'actor' read where the engine may still hold the previous deal's (the deal start: see to_hub)
+        self.actor_read_at_rest = _reads_actor_between_decisions(self.g)
         self.suits_refused = self.rotation_refused = None   # why a symmetry below is not used (a construct)
         self.side_turn = ()
         self.symmetric = self._is_suit_symmetric()
@@ -955,8 +957,10 @@ class AbstractState(Machine):
         A = self.A
         self.phase = DEAL_START
         self.selecting = None
-        # the actor stays as the deal left it: the engine keeps it until the next deal's first decision, and a
-        # property may read it at the chance nodes of the deal (liveness forgets it where nothing reads it)
+        # the engine keeps the actor from the deal's last decision until the next one: kept where a property, a
+        # table or an automatic phase may read it before that decision, else none (the canonical value)
+        if not A.actor_read_at_rest:
+            self.actor = -1
         self.frames = []
         self.trick_cards = []
         self.trick_number = 0
@@ -1026,6 +1030,14 @@ class AbstractState(Machine):
         won = self.tricks_won
         return (tuple(sorted(self.vars.items())),
                 tuple(won) if won.__class__ is list else won, self.dealer)
+
+
+def _reads_actor_between_decisions(g: ir.Game) -> bool:
+    """Whether ``actor`` is read by a property, a scoring table, an automatic phase, a variable's initial value
+    or the match: where it may still be the previous deal's (choice and trick phases set it before reading)."""
+    from .liveness import exprs_of, subexprs
+    nodes = (g.properties, g.tables, g.vars, g.match, tuple(ph.body for ph in g.phases if ph.kind == "auto"))
+    return any(isinstance(x, ir.Builtin) and x.name == "actor" for e in exprs_of(nodes) for x in subexprs(e))
 
 
 def _permuted(values: tuple, turn: tuple) -> tuple:
