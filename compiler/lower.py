@@ -90,7 +90,7 @@ class _Lowering:
             return None
         deck = self._deck(rf.deck)
         sides = self._sides(players)
-        scope = Scope(rep, players, deck, has_sides=bool(sides), num_sides=len(sides))
+        scope = Scope(rep, players, deck, num_sides=len(sides))
         self._enums(scope)
         options = self._options(scope)
         zones = self._zones(scope)

@@ -125,7 +125,6 @@ class Scope:
     vars: dict[str, tuple[Type, str | None, str]] = field(default_factory=dict)  # name -> (type, per, scope)
     phases: set[str] = field(default_factory=set)
     tables: set[str] = field(default_factory=set)
-    has_sides: bool = False
     num_sides: int = 0
     gain_allowed: bool = False  # gain(VAR) is only meaningful in a deal_bound property
     defs: dict = field(default_factory=dict)       # name -> S.DefDecl
@@ -744,7 +743,7 @@ class Scope:
         if s.over == "players":
             inner[s.var] = PLAYER
         elif s.over == "sides":
-            if not self.has_sides:
+            if not self.num_sides:
                 self.rep.error("E104", "'for ... in sides' needs sides: this game has none", s.span,
                                "declare them with players N sides {0 2} {1 3}")
             inner[s.var] = INT

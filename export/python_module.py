@@ -2272,8 +2272,7 @@ _STATE = '''class State:
             raise IllegalActionError("%d is not an action id of this game (0..%d)" % (
                 action, NUM_DISTINCT_ACTIONS - 1))
         if self.pending:
-            src, draw = self.pending[0]
-            if src == DEALER_DRAW:
+            if self.pending[0][0] == DEALER_DRAW:
                 return "seat %d deals" % action
             if action < NUM_CARDS:
                 return "deal " + CARD_STR[action]

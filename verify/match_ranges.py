@@ -181,9 +181,8 @@ def _widened_fixpoint(V, A, ends, cells, start, watch, decl, reads_dn):
     I = dict(start)
     for rnd in range(ROUNDS):
         J = _step(V, A, ends, cells, I, watch, reads_dn)
+        # (when the table turns, I and J, hence their join, are alike in every cell of a variable: _step)
         new = dict(I) if J is None else {c: join((I[c], J[c])) for c in I}
-        if A.rotational:
-            new = _symmetric(new, cells)
         if new == I:
             return I
         if rnd >= 3:

@@ -275,6 +275,58 @@ def _search_error(V, phases=None):
 
 
 # -- per-deal bounds ---------------------------------------------------------------------------------------------
+# what a deal bound may read besides the gains: pure functions of the player p and of numbers
+BOUND_FUNCTIONS = frozenset({"side", "left", "right", "partner", "clockwise", "seat", "abs"})
+
+
+def bound_reads_only_gains(expr: ir.Expr) -> bool:
+    """Whether the deal bound ``expr`` reads nothing but the deal's gains (``gain(V[i])`` with ``i`` a function
+    of the player ``p`` and numbers: ``p``, ``side(p)``, ``partner(p)``, ``seat(1)``, a number;
+    ``gain(total(V))``, ``gain(max(V))``, ``gain(min(V))``, ``gain(V)``), numbers, options and functions of
+    ``p``.  Anything else (``dealer``, ``eldest``, a variable, a zone) is the state of one deal, which the
+    block model's start state does not keep: a deal-end block's summary stands for every deal that reaches
+    it, whatever its dealer, when the block does not read him."""
+    from .liveness import _children, subexprs
+
+    def index_ok(i) -> bool:      # p, a number, side(p), seat(1), partner(p)...: no gain inside
+        return ok(i) and not any(isinstance(x, ir.Call) and x.fn == "gain" for x in subexprs(i))
+
+    def ok(e) -> bool:
+        if isinstance(e, ir.Call) and e.fn == "gain":
+            inner = e.args[0]
+            if isinstance(inner, ir.Index):
+                return isinstance(inner.base, ir.VarRef) and index_ok(inner.index)
+            if isinstance(inner, ir.Call):
+                return inner.fn in ("total", "max", "min") and isinstance(inner.args[0], ir.VarRef)
+            return isinstance(inner, ir.VarRef)
+        if isinstance(e, ir.Call):
+            return e.fn in BOUND_FUNCTIONS and all(ok(a) for a in e.args)
+        if isinstance(e, (ir.Const, ir.Local)):
+            return True
+        if isinstance(e, (ir.BinOp, ir.Not, ir.Neg, ir.Cond, ir.InSet, ir.Quant)):
+            if isinstance(e, ir.Quant) and e.domain is not None:
+                return False
+            return all(ok(c) for c in _children(e))
+        return False
+
+    return ok(expr)
+
+
+def _seat_function(game, fn: str, q, k: int = 0) -> int:
+    """The engine's ``fn`` of seat ``q`` (0-based): ``side``, ``seat``, ``partner``, ``left``, ``right``, or
+    ``clockwise`` by ``k`` seats; ValueError when ``q`` is not a seat."""
+    n = game.players
+    if not isinstance(q, int) or isinstance(q, bool) or not 0 <= q < n:
+        raise ValueError(f"{q!r} is not a player")
+    if fn == "side":
+        return game.side_of[q]
+    if fn == "seat":
+        return q
+    if fn == "partner":
+        return game.partner[q]
+    return (q + {"left": 1, "right": -1}.get(fn, k)) % n
+
+
 def _cell(idx: ir.Expr, p: int, game) -> int | None:
     """The cell a gain's index names for player ``p``: ``p``, a number, or a function of them (``side(p)``,
     ``partner(p)``, ``seat(1)``) when ``game`` (an engine Game) is given; None when it cannot be told."""
@@ -282,21 +334,13 @@ def _cell(idx: ir.Expr, p: int, game) -> int | None:
         return p
     if isinstance(idx, ir.Const):
         return idx.value if type(idx.value) is int else None
-    if game is None or not isinstance(idx, ir.Call) or not idx.args:
+    if game is None or not isinstance(idx, ir.Call) or idx.fn not in ("side", "seat", "partner", "left", "right"):
         return None
     q = _cell(idx.args[0], p, game)
-    n = game.players
-    if q is None or not 0 <= q < n:
+    try:
+        return None if q is None else _seat_function(game, idx.fn, q)
+    except ValueError:
         return None
-    if idx.fn == "side":
-        return next((k for k, side in enumerate(game.ir.sides) if q in side), None)
-    if idx.fn == "seat":
-        return q
-    if idx.fn == "partner":
-        return game.partner[q]
-    if idx.fn in ("left", "right"):
-        return (q + (1 if idx.fn == "left" else -1)) % n
-    return None
 
 
 def gain_eval(e: ir.Expr, gains: dict, p: int, game=None) -> list:
@@ -373,23 +417,17 @@ def bound_holds(e: ir.Expr, deal: dict, game) -> bool:
     (0-based): ``deal`` is its :func:`deal_record` (``gains``: per player or side, of the int match variables
     kept so; ``before`` and ``after``: every match variable at the start and at the end of the deal, for
     ``gain(max(V))``, ``gain(min(V))`` and a variable not kept per player).  The forms are those of
-    :func:`.smt_refine.bound_reads_only_gains` (a gain indexed by ``p``, ``side(p)`` or a number, functions of
-    ``p``); raises ValueError on any other (the caller's verdict is then unknown)."""
+    :func:`bound_reads_only_gains` (a gain indexed by ``p``, ``side(p)`` or a number, functions of ``p``);
+    raises ValueError on any other (the caller's verdict is then unknown)."""
     gains = deal["gains"]
     before, after = deal.get("before"), deal.get("after")
     n = game.players
-    side_of = {s: k for k, side in enumerate(game.ir.sides) for s in side}
 
     def whole(name, fn):
         if before is None or after is None:
             raise ValueError(f"the values of '{name}' at the start and the end of the deal")
         a, b = after[name], before[name]
         return fn(a) - fn(b) if isinstance(a, list) else a - b
-
-    def seat(q):
-        if not isinstance(q, int) or isinstance(q, bool) or not 0 <= q < n:
-            raise ValueError(f"{q!r} is not a player")
-        return q
 
     def ev(x, env):
         if isinstance(x, ir.Const):
@@ -408,21 +446,11 @@ def bound_holds(e: ir.Expr, deal: dict, game) -> bool:
             if inner.fn == "total":
                 return sum(gains[name]) if name in gains else whole(name, sum)
             return whole(name, max if inner.fn == "max" else min)
-        if isinstance(x, ir.Call) and x.fn in ("side", "left", "right", "partner", "seat", "clockwise", "abs"):
+        if isinstance(x, ir.Call) and x.fn in BOUND_FUNCTIONS:
             a = ev(x.args[0], env)
             if x.fn == "abs":
                 return abs(a)
-            q = seat(a)
-            if x.fn == "side":
-                if q not in side_of:
-                    raise ValueError(f"seat {q} has no side")
-                return side_of[q]
-            if x.fn == "seat":
-                return q
-            if x.fn == "partner":
-                return game.partner[q]
-            step = {"left": 1, "right": -1}.get(x.fn)
-            return (q + (step if step is not None else ev(x.args[1], env))) % n
+            return _seat_function(game, x.fn, a, ev(x.args[1], env) if x.fn == "clockwise" else 0)
         if isinstance(x, ir.Quant) and x.domain is None:
             values = [ev(x.body, {**env, x.var: q}) for q in range(n)]
             return {"any": any, "all": all, "sum": sum, "count": lambda vs: sum(1 for v in vs if v)}[x.kind](values)
@@ -473,7 +501,6 @@ def check_deal_bound(V: Verifier, prop: ir.Property) -> Result:
     """A per-deal bound, on the first exploration watching the gains that decides it (:func:`ladder_specs`);
     the deal ends through a deal-end block are followed symbolically where the abstraction's gains break it.
     A bound that reads more than the deal's gains (``gain(points[dealer])``: whose dealer?) is unknown."""
-    from .smt_refine import bound_reads_only_gains
     if not bound_reads_only_gains(prop.expr):
         return Result(prop.name, prop.kind, "unknown",
                       "the bound reads more than each deal's gains (a gain is decided per player p: write "

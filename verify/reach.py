@@ -18,7 +18,7 @@ from .values import DEAL_START, MATCH_OVER
 
 
 def check_can_end(V: Verifier, prop) -> Result:
-    return _check_reach(V, prop, lambda u, actor: True, "the players together")
+    return automatic_target(V, prop) or _check_reach(V, prop, lambda u, actor: True, "the players together")
 
 
 def check_can_force(V: Verifier, prop) -> Result:
@@ -40,9 +40,6 @@ def check_can_force(V: Verifier, prop) -> Result:
 
 
 def _check_reach(V: Verifier, prop, coalition, who: str) -> Result:
-    auto = automatic_target(V, prop)
-    if auto is not None:
-        return auto
     ex, A, err = V.exploration(V.spec_for(prop))
     if ex is None:
         return stopped(prop.name, prop.kind, err)

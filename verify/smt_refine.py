@@ -559,48 +559,12 @@ class _BoundEvaluator(Evaluator):
         raise NotEncodable("a gain the exploration does not watch")
 
 
-
-# what a deal bound may read besides the gains: pure functions of the player p and of numbers
-_BOUND_FUNCTIONS = frozenset({"side", "left", "right", "partner", "clockwise", "seat", "abs"})
-
-
-def bound_reads_only_gains(expr: ir.Expr) -> bool:
-    """Whether the deal bound ``expr`` reads nothing but the deal's gains (``gain(V[i])`` with ``i`` a function
-    of the player ``p`` and numbers: ``p``, ``side(p)``, ``partner(p)``, ``seat(1)``, a number; ``gain(total(V))``, ``gain(max(V))``, ``gain(min(V))``, ``gain(V)``),
-    numbers, options and functions of ``p``.  Anything else (``dealer``, ``eldest``, a variable, a zone) is the
-    state of one deal, which the block model's start state does not keep: a deal-end block's summary stands
-    for every deal that reaches it, whatever its dealer, when the block does not read him."""
-    from .liveness import _children, subexprs
-
-    def index_ok(i) -> bool:      # p, a number, side(p), seat(1), partner(p)...: no gain inside
-        return ok(i) and not any(isinstance(x, ir.Call) and x.fn == "gain" for x in subexprs(i))
-
-    def ok(e) -> bool:
-        if isinstance(e, ir.Call) and e.fn == "gain":
-            inner = e.args[0]
-            if isinstance(inner, ir.Index):
-                return isinstance(inner.base, ir.VarRef) and index_ok(inner.index)
-            if isinstance(inner, ir.Call):
-                return inner.fn in ("total", "max", "min") and isinstance(inner.args[0], ir.VarRef)
-            return isinstance(inner, ir.VarRef)
-        if isinstance(e, ir.Call):
-            return e.fn in _BOUND_FUNCTIONS and all(ok(a) for a in e.args)
-        if isinstance(e, (ir.Const, ir.Local)):
-            return True
-        if isinstance(e, (ir.BinOp, ir.Not, ir.Neg, ir.Cond, ir.InSet, ir.Quant)):
-            if isinstance(e, ir.Quant) and e.domain is not None:
-                return False
-            return all(ok(c) for c in _children(e))
-        return False
-
-    return ok(expr)
-
-
 def deal_bound_can_fail(A, w, stmts, expr: ir.Expr, local: str | None = "p") -> bool | None:
     """Whether the per-deal bound ``expr`` can fail for a deal that ends through block ``stmts`` run from
     ``w``, for any player ``p`` (0-based, every seat): False when z3 shows it cannot, in any concrete state
     ``w`` stands for; None when not decided, or when the bound reads more than the deal's gains
-    (:func:`bound_reads_only_gains`)."""
+    (:func:`.properties.bound_reads_only_gains`)."""
+    from .properties import bound_reads_only_gains
     if not bound_reads_only_gains(expr):
         return None
     m = block_model(A, w, stmts)
