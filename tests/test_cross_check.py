@@ -108,3 +108,31 @@ def test_liveness_keeps_what_each_kind_of_property_reads():
     assert all("proposed" in force.vars[ph] for ph in loop)
     # the match reads 'ends when', 'next dealer' and 'returns' at any time: what they read is live everywhere
     assert all("points" in base.vars[ph.name] for ph in g.phases)
+
+
+def test_a_card_variable_holding_an_untracked_card_is_covered():
+    """The abstraction keeps a card it does not track as the anonymous card (in a card variable set from a card
+    parameter or the top of the stock); the concrete state has the card itself.  The cross-check must see the
+    one stand for the other (it reported a verifier bug on such games, found by fuzzing every_construct), and
+    still not let the anonymous card stand for a tracked card or an int."""
+    from atout.verify.alpha import key_covers
+    from atout.verify.values import ANON
+    game = Game(compile_file(os.path.join(ROOT, "tests", "data", "card_var_from_parameter.atout")))
+    cross = CrossCheck()
+    results, _ = verify_game(game, budget=Budget(cross_check=24), cross=cross)
+    assert cross.matches == 24 and not cross.failures, cross.failures[:1]
+    assert {r.name: r.verdict for r in results}["picked"] == "proved"
+    node = ("p", None, 0, (), (), (0, ANON, (ANON, 5)))
+    assert key_covers(node, ("p", None, 0, (), (), (0, 7, (3, 5))), frozenset({1, 2}), tracked=())
+    assert not key_covers(node, ("p", None, 0, (), (), (0, 7, (3, 5))), frozenset({1, 2}), tracked=(7,))
+    assert not key_covers(node, ("p", None, 0, (), (), (0, 7, (3, 5))), frozenset({2}), tracked=())   # an int
+
+
+def test_a_rule_error_in_the_legal_moves_ends_a_match_of_the_cross_check():
+    """Computing the legal moves can itself be a rule error (a follow rule dividing by zero): the cross-check's
+    match ends there, as the engine's does; it is no verifier bug (the CLI exited 3, found by fuzzing)."""
+    game = Game(compile_file(os.path.join(ROOT, "tests", "fixtures", "audit", "follow_condition_error.atout")))
+    cross = CrossCheck()
+    results, _ = verify_game(game, budget=Budget(cross_check=24), cross=cross)
+    assert cross.matches == 24 and not cross.failures, cross.failures[:1]
+    assert {r.name: r.verdict for r in results}["builtin:no_rule_error"] == "refuted"

@@ -141,7 +141,7 @@ def test_abstraction_contains_every_concrete_state(ecarte_game, precise):
     V = Verifier(ecarte_game)
     ex, A, err = V.exploration(Spec(precise=precise))
     assert err is None
-    cov = Coverage(ex)
+    cov = Coverage(ex, A)
     rng = random.Random(3)
     seen = steps = 0
     for _ in range(60):

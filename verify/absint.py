@@ -67,6 +67,7 @@ class Chooser:
         return k
 
 
+TRUE_AT_KEPT = 16   # source states kept per condition that held (where builtin:guards steers engine matches)
 MAX_ENTRY_STARTS = 64   # distinct states an entry suffix starts in, beyond which its phase gets no relation
 
 
@@ -152,6 +153,7 @@ class Abstraction(AbstractEvaluator):
         self.score_sources: dict = {}  # (table, valuation) -> (source key, move) that first reached it
         self.current = None  # (source key, move) of the step being computed (set by the explorer)
         self.seen_true: set[int] = set()    # ids of guards and conditions that held in some abstract state
+        self.true_at: dict[int, set] = {}   # id -> some source keys of the moves where it held (steering)
         self.seen_false: set[int] = set()
         self.score_outcomes: dict[str, dict] = {}  # table -> abstract valuations at 'score' (insertion-ordered)
         self.match_range_writes: list = []   # (source key, var, index, gain so far) of writes to ranged match vars
@@ -431,7 +433,12 @@ class Abstraction(AbstractEvaluator):
 
     def note(self, e: ir.Expr, vals: list) -> None:
         if True in vals:
-            self.seen_true.add(id(e))
+            i = id(e)
+            self.seen_true.add(i)
+            if self.current is not None:
+                at = self.true_at.setdefault(i, set())
+                if len(at) < TRUE_AT_KEPT:
+                    at.add(self.current[0])
         if False in vals:
             self.seen_false.add(id(e))
 

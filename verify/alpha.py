@@ -74,8 +74,11 @@ def alpha(A: Abstraction, st) -> tuple:
     return w.key(), perm, rot
 
 
-def key_covers(a: tuple, c: tuple) -> bool:
-    """Whether the node with key ``a`` stands for the (concrete) state with key ``c``."""
+def key_covers(a: tuple, c: tuple, cards: frozenset = frozenset(), tracked=()) -> bool:
+    """Whether the node with key ``a`` stands for the (concrete) state with key ``c``.  ``cards``: the positions
+    (in the variables' tuple) of the card variables, where the node's anonymous card stands for any card not
+    in ``tracked`` (the abstraction keeps an untracked card that way, :data:`.values.ANON`, and the concrete
+    state the card itself)."""
     if a == c:
         return True
     if len(a) != len(c):
@@ -89,6 +92,17 @@ def key_covers(a: tuple, c: tuple) -> bool:
         elif i == _TRACKED:
             if not all(p == q or p in (FORGOT, IN_DEAD) for p, q in zip(x, y)):
                 return False
+        elif i == _VARS and cards:
+            for j, (u, v) in enumerate(zip(x, y)):
+                if u == v:
+                    continue
+                if j in cards:
+                    if not (_card_covers(u, v, tracked) if not isinstance(u, tuple) else
+                            isinstance(v, tuple) and len(u) == len(v) and
+                            all(_card_covers(p, q, tracked) for p, q in zip(u, v))):
+                        return False
+                elif not covers(u, v):
+                    return False
         elif i in (_VARS, _GAINS):
             if not covers(x, y):
                 return False
@@ -97,13 +111,21 @@ def key_covers(a: tuple, c: tuple) -> bool:
     return True
 
 
+def _card_covers(u, v, tracked) -> bool:
+    """Whether the abstract value ``u`` of a card variable stands for ``v``: equal, or the anonymous card for a
+    card the abstraction does not track."""
+    return u == v or (u == ANON and isinstance(v, int) and v >= 0 and v not in tracked)
+
+
 class Coverage:
     """Finds the explored node that stands for a concrete state (exact key first, then a covering node with
     the same control)."""
 
-    def __init__(self, ex):
+    def __init__(self, ex, A: Abstraction):
         self.ex = ex
         self._index = None
+        self._cards = frozenset(i for i, v in enumerate(A.g.vars) if v.type.kind == "card")
+        self._tracked = frozenset(A.track_index)
 
     def _skeleton(self, k):
         return tuple(x for i, x in enumerate(k) if i not in (_SIZES, _TRACKED, _VARS, _GAINS))
@@ -116,6 +138,6 @@ class Coverage:
             for k in self.ex.states:
                 self._index.setdefault(self._skeleton(k), []).append(k)
         for k in self._index.get(self._skeleton(key), ()):
-            if key_covers(k, key):
+            if key_covers(k, key, self._cards, self._tracked):
                 return k
         return None

@@ -15,6 +15,8 @@ Each is reported like a property, named ``builtin:...``:
 """
 from __future__ import annotations
 
+import random
+
 from atout.compiler import ir
 
 from . import smt
@@ -114,11 +116,11 @@ def _dead_ends(V, ex, A, note) -> Result:
     if found is None:
         return Result("builtin:no_dead_end", "can_end", "unknown", "an abstract dead end with no path")
     init, edges, last = found
-    real = V.replay(A, ex, init, edges, lambda st: st.is_dead_end())
+    from .playouts import dead_end, search_matches
+    real = V.replay(A, ex, init, edges, dead_end)
     if real is None:
         # the state may have no legal action only in some of the cases the abstraction cannot tell apart
-        from .playouts import search_matches
-        real = search_matches(V.game, lambda st: st.is_dead_end(), V.budget.search_steps)
+        real = search_matches(V.game, dead_end, V.budget.search_steps)
     if real is None:
         return Result("builtin:no_dead_end", "can_end", "unknown",
                       f"the abstraction has {len(dead)} states that may have no legal action (phase "
@@ -128,25 +130,102 @@ def _dead_ends(V, ex, A, note) -> Result:
                   counterexample=trace(V, real, note=f"dead end in phase '{real.state.phase}'"))
 
 
-def _guards(V, ex, A, note) -> Result:
-    never_true = []
+def _conditions(V) -> list[tuple[int, str, object]]:
+    """Every guard, condition and row ``builtin:guards`` covers, in the rule file's order:
+    ``[(id of its expression, how the report names it, the table it is a row of or None)]``."""
+    out = []
     for ph in V.g.phases:
         for a in ph.actions:
-            if not isinstance(a.guard, ir.Const) and id(a.guard) not in A.seen_true:
-                never_true.append(f"guard of action '{a.name}' ({a.span.path}:{a.span.line})")
+            if not isinstance(a.guard, ir.Const):
+                out.append((id(a.guard), f"guard of action '{a.name}' ({a.span.path}:{a.span.line})", None))
         bodies = [a.body for a in ph.actions] + [ph.body] + ([ph.trick.then, ph.trick.after] if ph.trick else [])
         for b in bodies:
             for s in walk(b):
                 if isinstance(s, ir.If):
                     for cond, _ in s.branches:
-                        if not isinstance(cond, ir.Const) and id(cond) not in A.seen_true:
-                            never_true.append(f"condition at {s.span.path}:{s.span.line}")
+                        if not isinstance(cond, ir.Const):
+                            out.append((id(cond), f"condition at {s.span.path}:{s.span.line}", None))
     for t in V.g.tables:
         for r in t.rows:
-            if id(r.guard) not in A.seen_true and A.score_outcomes.get(t.name):
-                never_true.append(f"row '{r.name}' of table '{t.name}' ({r.span.path}:{r.span.line})")
+            out.append((id(r.guard), f"row '{r.name}' of table '{t.name}' ({r.span.path}:{r.span.line})", t.name))
+    return out
+
+
+def _guards(V, ex, A, note) -> Result:
+    """Every guard, condition and row can hold.  An existence claim: the over-approximating abstraction can
+    only refute it (what never holds there never holds in play); a proof needs the engine to make each one
+    hold (:func:`_held_in_engine`), else the verdict is unknown."""
+    items = _conditions(V)
+    # a row of a table the abstraction never scored is not refuted (its scoring may be followed by z3 alone)
+    never_true = [what for i, what, table in items
+                  if i not in A.seen_true and (table is None or A.score_outcomes.get(table))]
     if never_true:
         return Result("builtin:guards", "reachable", "refuted",
                       f"exhaustive exploration ({note}): can never hold: " + "; ".join(never_true))
+    held = _held_in_engine(V, ex, A, [i for i, _, _ in items])
+    lacking = [what for i, what, _ in items if i not in held]
+    if lacking:
+        return Result("builtin:guards", "reachable", "unknown",
+                      f"each can hold in the over-approximating abstraction ({note}), which proves no more "
+                      f"than that; seeded engine matches (up to {V.budget.search_steps} steps, then as many for each "
+                      f"steered toward where it held in the abstraction; raise --search-steps) never made these hold: "
+                      + "; ".join(lacking))
+    guards = sum(1 for _, what, _ in items if what.startswith("guard"))
+    rows = sum(1 for _, _, table in items if table is not None)
     return Result("builtin:guards", "reachable", "proved",
-                  f"exhaustive exploration ({note}): every guard, condition and row can hold")
+                  f"every guard, condition and row held in seeded engine runs (concrete witnesses): {guards} "
+                  f"guards, {len(items) - guards - rows} conditions, {rows} rows")
+
+
+#: seeded matches in a row that make nothing new hold before the steered searches are tried (a random match
+#: costs far less per step than a steered one, which weighs its options)
+STALE_MATCHES = 16
+
+
+def _held_in_engine(V, ex, A, wanted: list[int]) -> set[int]:
+    """The ids among ``wanted`` (guards, conditions, rows: expressions of ``V.g``) that held in engine runs:
+    seeded matches (random and greedy players) until each held or :data:`STALE_MATCHES` in a row add nothing;
+    then, for each still missing, matches steered toward the abstract states where it held in the abstraction
+    (``A.true_at``); ``search_steps`` engine steps each.  The runs use the interpreter, which evaluates every
+    condition through ``test`` (watched here); every state it evaluates one in is reached by legal play."""
+    from atout.engine.bots import GreedyBot, RandomBot
+    from atout.engine.state import State
+    from .playouts import play_match, steered_search
+    want = set(wanted)
+    held: set[int] = set()
+
+    class Watched(State):
+        def test(self, e, env):
+            r = State.test(self, e, env)
+            if r is True:
+                held.add(id(e))
+            return r
+
+    game = V.game
+    orig = game.new_initial_state
+    game.new_initial_state = lambda: Watched(game)
+    try:
+        rng = random.Random(0)
+        used = stale = 0
+        while used < V.budget.search_steps and stale < STALE_MATCHES and not want <= held:
+            before = len(held)
+            bots = [(RandomBot if rng.random() < 0.7 else GreedyBot)(rng.randrange(1 << 30))
+                    for _ in range(game.players)]
+            sub = random.Random(rng.randrange(1 << 30))
+
+            def policy(st, options, chance):
+                if chance:
+                    return options[sub.randrange(len(options))]
+                return bots[st.current_player()].step(st)
+            played, _, _ = play_match(game, policy, max_steps=3000)
+            used += len(played) + 1
+            stale = 0 if len(held) > before else stale + 1
+        for i in wanted:
+            if i in held:
+                continue
+            targets = {k for k in A.true_at.get(i, ()) if k in ex.states}
+            if targets:
+                steered_search(V, ex, A, targets, lambda st, i=i: i in held, V.budget.search_steps)
+    finally:
+        game.new_initial_state = orig
+    return held & want

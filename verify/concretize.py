@@ -170,7 +170,10 @@ def _apply_move(st, steps, e: dict, tracked, rng, sigma):
         raise _Fail("not at a decision")
     if st.current_player() != sigma.seat(move.actor):
         raise _Fail("another player is to act")
-    legal = st.legal_actions()
+    try:
+        legal = st.legal_actions()
+    except RuleError:
+        raise _Fail("a rule error on the way") from None
     if move.kind == "named":
         value = move.value
         act = next((x for x in g.phases[st.phase].actions if x.name == move.action), None)

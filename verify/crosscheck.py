@@ -47,7 +47,7 @@ class _Graph:
         self.spec = spec
         self.ex = ex
         self.A = A
-        self.cov = Coverage(ex)
+        self.cov = Coverage(ex, A)
         self.users: list[str] = []
 
 
@@ -123,8 +123,12 @@ def _one_match(V, graphs, checks, rng, steered, main, visited, out, max_steps=No
                 return {"what": bad, "properties": [c.name], "steps": list(steps)}
         out.observed += 1
         chance = st.is_chance_node()
+        try:    # the legal moves read the rules' conditions, which may raise a rule error themselves
+            legal = None if chance else st.legal_actions()
+            outcomes = [a for a, _ in st.chance_outcomes()] if chance else None
+        except RuleError as exc:
+            return _rule_error(checks, exc, steps)
         if not chance:
-            legal = st.legal_actions()
             if not legal:
                 return None     # a dead end (builtin:no_dead_end, checked below, decides whether it matters)
             out.states += 1
@@ -149,19 +153,16 @@ def _one_match(V, graphs, checks, rng, steered, main, visited, out, max_steps=No
                 return failure
             options = legal
         else:
-            options = [a for a, _ in st.chance_outcomes()]
+            options = outcomes
         a = _steer(st, options, rng, main, visited) if steered else options[rng.randrange(len(options))]
         p = st.current_player()
         steps.append({"player": p if p >= 0 else -1, "action": a, "text": st.action_to_string(a)})
         try:
             st.apply_action(a)
+            dead = st.is_dead_end()    # (the legal moves may raise a rule error)
         except RuleError as exc:
-            for c in checks:
-                if c.kind == "no_rule_error":
-                    return {"what": f"a rule error after 'no rule error' was proved: {exc}",
-                            "properties": [c.name], "steps": steps}
-            return None
-        if st.is_dead_end():
+            return _rule_error(checks, exc, steps)
+        if dead:
             for c in checks:
                 if c.kind in ("no_dead_end", "no_rule_error"):
                     return {"what": f"a dead end after '{c.name}' was proved", "properties": [c.name],
@@ -171,6 +172,15 @@ def _one_match(V, graphs, checks, rng, steered, main, visited, out, max_steps=No
         bad = c.observe(st)
         if bad:
             return {"what": bad, "properties": [c.name], "steps": list(steps)}
+    return None
+
+
+def _rule_error(checks, exc, steps):
+    """A match stopped by a rule error (``exc``): a failure if 'no rule error' was proved, else its end."""
+    for c in checks:
+        if c.kind == "no_rule_error":
+            return {"what": f"a rule error after 'no rule error' was proved: {exc}", "properties": [c.name],
+                    "steps": list(steps)}
     return None
 
 

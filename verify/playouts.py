@@ -116,7 +116,10 @@ def exhaustive(state, goal, max_states: int = 20_000):
         if seen > max_states:
             return None
         chance = st.is_chance_node()
-        options = [a for a, _ in st.chance_outcomes()] if chance else st.legal_actions()
+        try:
+            options = [a for a, _ in st.chance_outcomes()] if chance else st.legal_actions()
+        except RuleError:      # the legal moves raise a rule error: a continuation that does not reach it
+            continue
         for a in options:
             nxt = st.clone()
             try:
@@ -125,6 +128,15 @@ def exhaustive(state, goal, max_states: int = 20_000):
                 continue
             stack.append(nxt)
     return False
+
+
+def dead_end(st) -> bool:
+    """Whether concrete ``st`` is a dead end; a state whose legal moves raise a rule error is not one (it is
+    a rule error)."""
+    try:
+        return st.is_dead_end()
+    except RuleError:
+        return False
 
 
 def distances_to(ex, targets) -> dict:
@@ -154,7 +166,7 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
     dist = distances_to(ex, targets)
     if not dist:
         return None
-    cov = Coverage(ex)
+    cov = Coverage(ex, A)
     far = max(dist.values()) + 1
     memo: dict = {}
 

@@ -69,7 +69,7 @@ def refute_reach(V, ex, A, name, kind, targets, missing, coalition, in_scope, go
     goal need only be reachable with some chance outcomes), the escape region does not apply; instead the
     engine searches every continuation of a replayed state for ``goal(state)``."""
     G = ex.graph
-    cov = Coverage(ex)
+    cov = Coverage(ex, A)
     # a state from which even the over-approximation never reaches the goal is a real trap
     co = coreachable(G, targets)
     trapped = {u for u in missing if u not in co}

@@ -92,14 +92,22 @@ def entry_constraint(S: SymbolicState, names: tuple, entries, values: dict | Non
     all.  Either holds in every concrete state that entered the phase with one of them.  ``values``: the
     terms of the variables (default: ``S.vars``)."""
     cells = []
+    widths = []           # per variable: its number of cells, None for a variable of one value
     for n in names:
         v = (values or S.vars)[n]
+        widths.append(len(v) if isinstance(v, list) else None)
         cells.extend(v if isinstance(v, list) else [v])
     rows = []
     for t in entries:
         row = []
-        for v in t:
-            row.extend(v if isinstance(v, tuple) and not is_top(v) else [v])
+        for width, v in zip(widths, t):
+            # a variable of one value keeps it whole, an Interval included (a named tuple, never its cells)
+            if width is None:
+                row.append(v)
+            elif v.__class__ is tuple and len(v) == width:
+                row.extend(v)
+            else:
+                row.extend([v] * width)     # one abstract value standing for every cell
         rows.append(row)
     if not rows:
         return False            # the phase was never entered

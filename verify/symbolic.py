@@ -400,7 +400,7 @@ def from_abstract(A, w) -> SymbolicState:
         val = w.vars[v.name]
         if v.per is not None:
             width = n if v.per == "player" else max(1, len(g.sides))
-            cells = [_abstract_value(S, val[i] if isinstance(val, tuple) else val, v.type, f"{v.name}[{i}]")
+            cells = [_abstract_value(S, val[i] if val.__class__ is tuple else val, v.type, f"{v.name}[{i}]")
                      for i in range(width)]
             S.vars[v.name] = cells
             S.initial[v.name] = list(cells)
