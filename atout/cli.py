@@ -75,10 +75,12 @@ def cmd_check(args) -> int:
     g = _compile(args)
     phases = len(g.phases)
     actions = sum(len(p.actions) for p in g.phases) + sum(1 for p in g.phases if p.kind == "trick")
-    print(f"{args.file}: ok: game '{g.name}' ({g.title}): {g.players} players, {g.deck.size} cards "
-          f"({len(g.deck.suits)} suits x {len(g.deck.ranks)} ranks), {phases} phases, {actions} actions, "
-          f"{len(g.tables)} scoring tables, {len(g.options)} options, {len(g.properties)} properties, "
-          f"{g.num_distinct_actions} distinct action ids")
+    def n(k, word):
+        return f"{k} {word}" if k == 1 else f"{k} {word}s"
+    print(f"{args.file}: ok: game '{g.name}' ({g.title}): {n(g.players, 'player')}, {n(g.deck.size, 'card')} "
+          f"({n(len(g.deck.suits), 'suit')} x {n(len(g.deck.ranks), 'rank')}), {n(phases, 'phase')}, "
+          f"{n(actions, 'action')}, {n(len(g.tables), 'scoring table')}, {n(len(g.options), 'option')}, "
+          f"{len(g.properties)} propert{'y' if len(g.properties) == 1 else 'ies'}, {n(g.num_distinct_actions, 'distinct action id')}")
     from atout.compiler.variants_diff import describe_variant
     for line in describe_variant(args.file):
         print(line)

@@ -85,11 +85,12 @@ def span_text(span: Span) -> str | None:
 
 def warnings(game: ir.Game) -> list:
     """The compiler's warnings on ``game`` (a list of Diagnostic, severity 'warning'): W001 (a variable of
-    unsaid visibility computed from cards not every seat sees, :mod:`.visibility`) and W002 (a scoring table
-    no ``score`` applies, :mod:`.unused`)."""
+    unsaid visibility computed from cards not every seat sees, :mod:`.visibility`), W002 (a scoring table
+    no ``score`` applies, :mod:`.unused`) and W003 (a name that is a reserved word, :mod:`.reserved`)."""
+    from .reserved import reserved_names
     from .unused import unscored_tables
     from .visibility import leak_warnings
-    return [*leak_warnings(game), *unscored_tables(game)]
+    return [*leak_warnings(game), *unscored_tables(game), *reserved_names(game)]
 
 
 def warnings_text(game: ir.Game) -> str:

@@ -50,6 +50,7 @@ CODES: dict[str, str] = {
     "E122": "bad variable declaration (visibility)",
     "W001": "a public variable computed from cards not every player sees (a leak into observations)",
     "W002": "a scoring table that no `score` statement applies (often a misspelt table name in a variant)",
+    "W003": "a variable, option, zone, enum value or parameter named by a reserved word (its uses may fail)",
 }
 
 

@@ -474,6 +474,9 @@ class _Lowering:
     def _trick(self, scope: Scope, p: S.PhaseDecl) -> ir.Trick:
         t = p.trick
         assert t is not None
+        for word, sp in t.repeated:
+            self.rep.error("E102", f"the trick block of phase '{p.name}' gives '{word}' a second time", sp,
+                           f"give '{word}' once: the first one is kept")
         count = scope.check(t.count, {}, INT, "'count'") if t.count is not None else None
         if count is None:
             self.rep.error("E115", f"trick block of phase '{p.name}' needs 'count N'", t.span)
@@ -580,6 +583,9 @@ class _Lowering:
         m = self.rf.match
         if m is None:
             return None
+        for word, sp in m.repeated:
+            self.rep.error("E102", f"the match gives '{word}' a second time", sp, f"give '{word}' once: the first one "
+                           f"is kept")
         if m.start is None:
             self.rep.error("E101", "the match needs 'start PHASE' (the first phase of every deal)", m.span)
         elif m.start not in scope.phases:

@@ -143,6 +143,15 @@ def _too_deep(tree: Tree) -> Tree | None:
     return None
 
 
+#: the clauses a trick block (a match block) may give once, with the words that name them in a message; a second
+#: one is E102 (the parser keeps the first: a later one no longer overrides it silently)
+_ONCE_IN_TRICK = {"trick_count": "count", "trick_leader": "leader", "trick_trump": "trump",
+                  "trick_trump_order": "trump order", "trick_skip": "skip", "trick_bowers": "bowers",
+                  "trick_dummy": "dummy", "trick_then": "then", "trick_after": "after trick"}
+_ONCE_IN_MATCH = {"first_dealer": "first dealer", "first_dealer_random": "first dealer random",
+                  "next_dealer": "next dealer", "start_phase": "start",
+                  "ends_when": "ends when", "returns": "returns"}
+
 class _BadString(Exception):
     def __init__(self, diagnostic: Diagnostic):
         self.diagnostic = diagnostic
@@ -706,8 +715,14 @@ class _Builder:
         card_rules = []
         dummy = dummy_by = None
         trump_order: tuple = ()
+        seen, repeated = set(), []
         for it in item.children:
             k = it.data
+            if k in _ONCE_IN_TRICK:
+                if k in seen:
+                    repeated.append((_ONCE_IN_TRICK[k], self.sp(it)))
+                    continue
+                seen.add(k)
             if k == "trick_count":
                 count = self.expr(it.children[0])
             elif k == "trick_leader":
@@ -738,7 +753,7 @@ class _Builder:
                                                self.sp(r)))
         return S.TrickDecl(count, leader, trump, tuple(follow), skip, then, self.sp(item), after=after,
                            more_skips=more_skips, bowers=bowers, card_rules=tuple(card_rules), dummy=dummy,
-                           dummy_by=dummy_by, trump_order=trump_order)
+                           dummy_by=dummy_by, trump_order=trump_order, repeated=tuple(repeated))
 
     def table(self, item: Tree) -> S.TableDecl:
         ov, name, *rows = item.children
@@ -766,8 +781,14 @@ class _Builder:
         fd = nd = start = ends = rv = rexpr = None
         fd_random = False
         start_span = self.sp(item)
+        seen, repeated = set(), []
         for it in item.children:
             k = it.data
+            if k in _ONCE_IN_MATCH:
+                if k in seen:
+                    repeated.append((_ONCE_IN_MATCH[k], self.sp(it)))
+                    continue
+                seen.add(k)
             if k == "first_dealer":
                 fd = self.expr(it.children[0])
             elif k == "first_dealer_random":
@@ -782,7 +803,8 @@ class _Builder:
             elif k == "returns":
                 rv = str(it.children[0])
                 rexpr = self.expr(it.children[1])
-        return S.MatchDecl(fd, nd, start, ends, rv, rexpr, self.sp(item), start_span, fd_random)
+        return S.MatchDecl(fd, nd, start, ends, rv, rexpr, self.sp(item), start_span, fd_random,
+                           repeated=tuple(repeated))
 
     def prop(self, item: Tree) -> S.PropertyDecl:
         ov, name, body = item.children

@@ -41,7 +41,7 @@ def test_check_prints_a_summary(capsys):
     # declare, answer, elder_exchange, dealer_exchange, play; one table; 6 options; 9 properties;
     # 32 card ids + 6 named actions (play, propose, accept, refuse, announce_king, done)
     for part in ("ok: game 'ecarte'", "2 players", "32 cards (4 suits x 8 ranks)", "6 phases",
-                 "1 scoring tables", "6 options", "9 properties", "38 distinct action ids"):
+                 "1 scoring table,", "6 options", "9 properties", "38 distinct action ids"):
         assert part in out, part
 
 

@@ -62,7 +62,7 @@ match var points: int per side = 0
 match var capped: int in 0..9 per side = 0
 match var tally: int = 0
 match var ranged: int in 0..9 = 0
-deal var first: player = none
+deal var first_seen: player = none
 deal var before: int per side = 0
 deal var pts: int per player = 0
 {decls}
@@ -112,7 +112,7 @@ def _loop(g: ir.Game) -> ir.For:
     # ... but a range can be left in one order and not in another (+3 then -3 against -3 then +3)
     ("for p in players { ranged += 1 }", False),
     # the first seat the loop meets
-    ("for p in players { if first == none { first = p } }", False),
+    ("for p in players { if first_seen == none { first_seen = p } }", False),
     # every turn writes its own value: the last one stays
     ("for p in players { before[p] = pts[p] }", False),
     # a turn reads what another wrote

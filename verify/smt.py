@@ -271,9 +271,12 @@ def _outcome(enc, outcome, n):
     else:
         conj += [enc.tricks[p] == won[p] for p in range(n)]
     for name, v in vars_:
-        if name not in enc.vars:
-            continue
-        conj.append(_in_abstract(enc.vars[name], v, n))
+        if name in enc.vars:
+            conj.append(_in_abstract(enc.vars[name], v, n))
+        elif name in enc.arrays and v.__class__ is tuple and len(v) == len(enc.arrays[name]):
+            conj += [_in_abstract(x, c, n) for x, c in zip(enc.arrays[name], v)]
+    # every value of a ranged variable stays in its range (a write out of it is a rule error)
+    conj += enc.ranges
     return z3.And(conj)
 
 
@@ -336,6 +339,15 @@ class _Encoder:
                                                                       max(1, len(g.sides)))]
                        for v in g.vars if v.per is not None}
         self.fresh = 0
+        self.ranges = []          # the declared ranges of the int variables, as constraints on their terms
+        for v in g.vars:
+            if v.type.kind != "int":
+                continue
+            for x in self.arrays[v.name] if v.per is not None else [self.vars[v.name]]:
+                if v.type.low is not None:
+                    self.ranges.append(x >= v.type.low)
+                if v.type.high is not None:
+                    self.ranges.append(x <= v.type.high)
 
     def _new(self, kind="int"):
         self.fresh += 1
@@ -435,6 +447,10 @@ class _Encoder:
             if not z3.is_const(v) or z3.is_true(v) or z3.is_false(v) or z3.is_int_value(v):
                 if str(v) != name:
                     parts.append(f"{name}={v}")
+        for name, xs in self.arrays.items():
+            vals = [m.eval(x, model_completion=False) for x in xs]
+            if any(z3.is_int_value(v) for v in vals):     # cells the rows read (the others are unconstrained)
+                parts.append(f"{name}=[{', '.join(str(v) if z3.is_int_value(v) else '?' for v in vals)}]")
         return ", ".join(parts)
 
 
