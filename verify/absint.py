@@ -150,6 +150,9 @@ class Abstraction(AbstractEvaluator):
         # a match of one deal: 'ends when' holds whenever deal_number >= 1, whatever else it reads (z3), so
         # every state before the end is in the first deal, deal_number 0, and the match ends with that deal
         self.one_deal = _one_deal(game, rlimit)
+        # a match of at most MAX_EXACT_DEALS deals whose rules read deal_number (a hand that shrinks each deal):
+        # deal_number is kept exactly, else the rules would run with every deal's number in every deal
+        self.exact_deals = not self.one_deal and _exact_deals(game, rlimit)
         self.score_sources: dict = {}  # (table, valuation) -> (source key, move) that first reached it
         self.current = None  # (source key, move) of the step being computed (set by the explorer)
         self.seen_true: set[int] = set()    # ids of guards and conditions that held in some abstract state
@@ -471,6 +474,42 @@ def _one_deal(game, rlimit: int) -> bool:
         return False
 
 
+MAX_EXACT_DEALS = 16   # deals of a match (a bound z3 proves) up to which a deal_number the rules read is kept
+
+
+def _exact_deals(game, rlimit: int) -> bool:
+    """Whether deal_number is kept exactly: the rules read it (outside 'ends when': a phase, a table, a
+    definition, the dealers, a property) and z3 shows that the match ends within :data:`MAX_EXACT_DEALS`
+    deals."""
+    from . import smt
+    ends = game.ir.match.ends_when
+    if not _reads_deal_number(game.ir, skip=id(ends)):
+        return False
+    try:
+        top = smt.deal_number_bound(game, ends, rlimit)
+    except smt.SolverTimeout:
+        return False
+    return top is not None and top + 1 <= MAX_EXACT_DEALS
+
+
+def _reads_deal_number(node, skip: int, seen=None) -> bool:
+    """Whether the IR tree ``node`` (a game, a phase, an expression...) reads ``deal_number`` outside the
+    expression whose id is ``skip``."""
+    from dataclasses import fields, is_dataclass
+    if seen is None:
+        seen = set()
+    if id(node) == skip or id(node) in seen:
+        return False
+    if isinstance(node, (tuple, list)):
+        return any(_reads_deal_number(x, skip, seen) for x in node)
+    if not is_dataclass(node) or isinstance(node, type):
+        return False
+    seen.add(id(node))
+    if isinstance(node, ir.Builtin):
+        return node.name == "deal_number"
+    return any(_reads_deal_number(getattr(node, f.name), skip, seen) for f in fields(node))
+
+
 NO_COUNT = (0, None, None, 0)   # a counter untouched by the move in progress (see AbstractState._count)
 
 
@@ -529,7 +568,7 @@ class AbstractState(Machine):
         self.tracked = [g.home_zone] * len(A.track)
         self.vars: dict = {}
         self.dealer = 0
-        self.deal_number = 0 if A.one_deal else None
+        self.deal_number = 0 if A.one_deal or A.exact_deals else None
         self.actor = -1
         self.phase = None
         self.terminal = False
@@ -947,7 +986,12 @@ class AbstractState(Machine):
         self.gains = tuple((0,) * _width(self.A, name) for name in self.A.watch)
 
     def count_deal(self) -> None:
-        self.deal_number = 1 if self.A.one_deal else None
+        if self.A.one_deal:
+            self.deal_number = 1
+        elif self.A.exact_deals and self.deal_number.__class__ is int:
+            self.deal_number += 1
+        else:
+            self.deal_number = None
 
     def log_deal(self, complete: bool) -> None:
         if self.deal_open:

@@ -42,6 +42,8 @@ def abstract_state(A: Abstraction, st) -> AbstractState:
         else:
             w.vars[v.name] = A.widen_var(v.name, val)
     w.dealer = st.dealer
+    if A.exact_deals:
+        w.deal_number = st.deal_number
     w.trick_number = st.trick_number
     w.trick_cards = [(p, c if c in A.track_index else ANON) for p, c in st.trick_cards]
     w.to_play = st.to_play

@@ -796,6 +796,10 @@ def _steer_score(V, A, ex, table, check_rows, rows):
 
 
 # -- reachability -------------------------------------------------------------------------------------------------
+#: the parameter types whose values no symmetry of the exploration changes (suits are relabelled, seats turned)
+FIXED_VALUE_KINDS = ("int", "rank", "enum", "bool")
+
+
 def check_reachable(V: Verifier, prop: ir.Property) -> Result:
     ex, A, err = V.exploration(V.spec_for(prop))
     if ex is None:
@@ -803,6 +807,10 @@ def check_reachable(V: Verifier, prop: ir.Property) -> Result:
     seen_phases = {phase_of(k) for k in ex.states}
     seen_actions = {(phase_of(u), d["move"].action) for u, _, d in ex.graph.edges(data=True)
                     if d["move"] is not None}
+    # the values of a parameter that no relabelling of suits or turn of the table changes (an int, a rank, an
+    # enum value, a truth value): one the exploration never takes is never taken in play
+    seen_values = {(phase_of(u), d["move"].action, d["move"].value) for u, _, d in ex.graph.edges(data=True)
+                   if d["move"] is not None and d["move"].kind == "named"}
     missing = []
     for ph in V.g.phases:
         if ph.name not in seen_phases and ph.kind != "auto":
@@ -810,6 +818,12 @@ def check_reachable(V: Verifier, prop: ir.Property) -> Result:
         for a in ph.actions:
             if (ph.name, a.name) not in seen_actions:
                 missing.append(f"action '{a.name}' of phase '{ph.name}' ({a.span.path}:{a.span.line})")
+            elif a.param is not None and a.param.kind == "domain" and a.param.type.kind in FIXED_VALUE_KINDS:
+                never = [V.game.value_str(v, a.param.type) for v in ir.domain_values(V.g, a.param.type)
+                         if (ph.name, a.name, v) not in seen_values]
+                if never:
+                    missing.append(f"action '{a.name}' of phase '{ph.name}' with {', '.join(never)} "
+                                   f"({a.span.path}:{a.span.line})")
     if missing:
         return Result(prop.name, prop.kind, "refuted",
                       f"exhaustive exploration of the over-approximating abstraction ({size_note(ex, A)}): "
