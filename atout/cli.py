@@ -6,7 +6,7 @@
     atout simulate FILE -n N [--seed S] [--bot B ...] [--json] [--record OUT.jsonl] [-j N | --ray [ADDRESS]]
                  [--no-progress] [--quiet]
     atout replay FILE RECORD [--match K] [--quiet]
-    atout verify FILE [--property NAME] [--json] [--trace-out DIR] [--max-states N] [--cross-check N]
+    atout verify FILE [--property NAME] [--json] [--trace-out DIR] [--max-states N] [--max-transitions N] [--cross-check N]
                  [--timeout SECONDS]
     atout export FILE --to python|openspiel|dot|mermaid|json -o OUT
     atout serve FILE_OR_DIR... [--host H] [--port P]   the web card table (the [web] extra; docs/web.md)
@@ -363,6 +363,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace-out", metavar="DIR", help="write each counterexample as a replayable record")
     p.add_argument("--max-states", type=int, default=400_000,
                    help="abstract states per exploration before a verdict is unknown (default 400000)")
+    p.add_argument("--max-transitions", type=int, default=2_000_000, metavar="N",
+                   help="transitions per exploration before a verdict is unknown: what its memory grows with, "
+                        "about 2 KB each (default 2000000)")
     p.add_argument("--cross-check", type=int, default=24, metavar="N",
                    help="seeded engine matches replayed against the abstraction after verifying, at most 500 "
                         "engine steps each on average (default 24; 0: none)")

@@ -123,7 +123,9 @@ MAX_TRACKED = 8  # more named cards than this (e.g. whist's 16 honours) are not 
 class Budget:
     """What the verifier may spend, in units of work (the defaults suffice for every shipped game).
 
-    ``max_states``: abstract states per exploration; ``rlimit``: z3's resource limit per query (its own
+    ``max_states``: abstract states per exploration; ``max_transitions``: its transitions (what its memory
+    grows with: about 2 KB each; a game of few states and many moves stops here, not at ``max_states``);
+    ``rlimit``: z3's resource limit per query (its own
     deterministic count of work); ``replays``: attempts to realise one abstract path concretely;
     ``search_steps``: engine steps of one concrete search for a counterexample (seeded matches, steered or
     not); ``coarsen_at``: abstract states an exploration keeps the deal variables read only as data exactly
@@ -135,6 +137,7 @@ class Budget:
     the bulk of a run); ``timeout``: a wall-clock safety in seconds
     (None: none), the only budget that depends on the machine: a verdict it cut says so."""
     max_states: int = 400_000
+    max_transitions: int = 2_000_000
     rlimit: int = 20_000_000
     replays: int = 80
     search_steps: int = 60_000
@@ -586,6 +589,7 @@ class Verifier:
                 try:
                     probe = (self.data_only_vars(),) + self.budget.coarsen_probe if coarsen else None
                     ex = Explorer(A, max_states=max_states, deadline=self.budget.deadline,
+                                  max_transitions=self.budget.max_transitions,
                                   monitors=list(monitors.values()), coarse_probe=probe).explore()
                 finally:
                     if _frozen[0]:    # before the collector is back on: it would traverse all of it once more
@@ -696,7 +700,7 @@ class Verifier:
         st = self.game.new_initial_state()
         out = []
         for i, step in enumerate(steps):
-            where = _rule_line(st)
+            where = _rule_line(st, step["action"])
             who = "chance" if step["player"] < 0 else f"seat {step['player']}"
             try:
                 st.apply_action(step["action"])
@@ -720,7 +724,9 @@ def _zones_read(e) -> set:
     return out
 
 
-def _rule_line(st) -> str:
+def _rule_line(st, action: int | None = None) -> str:
+    """``file:line (phase)`` of the rule that a step from ``st`` applies: the action taken (``action``, its id),
+    the trick block for a card played, the phase for a chance outcome (lines 1-based)."""
     import os
     g = st.game
     if st.is_terminal():
@@ -734,7 +740,14 @@ def _rule_line(st) -> str:
     if ph.kind == "trick" and st.selecting is None:
         t = ph.trick.span
         return f"{os.path.basename(t.path)}:{t.line} (trick)"
-    for a in ph.actions:
+    taken = None
+    if action is not None:
+        try:
+            how = st._legal().get(action)
+        except Exception:      # a rule error computing the legal moves: the step reports it
+            how = None
+        taken = how[1] if how is not None and len(how) > 1 and isinstance(how[1], ir.Action) else None
+    for a in ([taken] if taken is not None else ph.actions):
         return f"{os.path.basename(a.span.path)}:{a.span.line} ({ph.name})"
     return f"{os.path.basename(sp.path)}:{sp.line} ({ph.name})"
 

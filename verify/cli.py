@@ -162,6 +162,8 @@ def run_verify(args) -> int:
         _check_trace_folder(args.trace_out)
     if args.max_states <= 0:
         raise UsageError("--max-states must be positive")
+    if getattr(args, "max_transitions", 1) <= 0:
+        raise UsageError("--max-transitions must be positive")
     if args.search_steps <= 0:
         raise UsageError("--search-steps must be positive")
     if args.cross_check < 0:
@@ -183,6 +185,7 @@ def run_verify(args) -> int:
     from rich.console import Console
     err = Console(stderr=True)
     budget = Budget(max_states=args.max_states, cross_check=args.cross_check, search_steps=args.search_steps,
+                    max_transitions=getattr(args, "max_transitions", Budget.max_transitions),
                     cross_steps=CROSS_STEPS_PER_MATCH * args.cross_check, timeout=args.timeout)
     cross = CrossCheck()
     t0 = time.perf_counter()
@@ -212,7 +215,7 @@ def _report(args, game, budget, cross, results, findings, seconds, work) -> int:
         _write_traces(args.trace_out, game, args.file, results, findings, cross, options_of(args))
     if args.json:
         out = {"game": game.name, "rules": args.file, "seconds": round(seconds, 3),
-               "budget": {"max_states": budget.max_states, "z3_rlimit": budget.rlimit, "replays": budget.replays,
+               "budget": {"max_states": budget.max_states, "max_transitions": budget.max_transitions, "z3_rlimit": budget.rlimit, "replays": budget.replays,
                           "search_steps": budget.search_steps, "cross_check": budget.cross_check,
                           "cross_steps": budget.cross_steps, "timeout": budget.timeout},
                "work": work,
@@ -295,7 +298,9 @@ def _print_report(game, rules, results, findings, seconds, cross, work=None):
     wide = c.width >= 120
     props = {p.name: p for p in game.ir.properties}
     t = Table(title=f"{game.ir.title}: {rules} ({seconds:.2f} s)", expand=not wide)
-    t.add_column("property", overflow="fold", ratio=2 if not wide else None)
+    # the names whole where they fit (a name folded mid-word reads as two), up to 26 columns
+    longest = max((len(r.name) for r in results), default=8)
+    t.add_column("property", overflow="fold", width=min(longest, 26) if not wide else None)
     if wide:
         t.add_column("kind")
     t.add_column("verdict")

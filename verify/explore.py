@@ -155,7 +155,8 @@ class Explorer:
     """Builds the abstract game graph of ``abstraction`` from the start of the first deal."""
 
     def __init__(self, A: Abstraction, max_states: int = 400_000, deadline: float | None = None,
-                 monitors=(), summaries: bool = True, coarse_probe: tuple | None = None):
+                 monitors=(), summaries: bool = True, coarse_probe: tuple | None = None,
+                 max_transitions: int | None = None):
         """``summaries=False`` runs every deal's scoring afresh (the reference the tests compare with).
 
         ``coarse_probe``: ``(names, min_states, ratio)``: once the graph has ``min_states`` states, raise
@@ -174,6 +175,7 @@ class Explorer:
         self.summary_reuses = 0
         self.g = A.g
         self.max_states = max_states
+        self.max_transitions = max_transitions     # None: no bound (a count, never a time or a memory size)
         self.deadline = deadline
         self.monitors = list(monitors)  # f(kind, raw AbstractState, source key, move)
         self.steps = 0
@@ -564,6 +566,9 @@ class Explorer:
         while frontier:
             if len(states) > self.max_states:
                 raise StateLimit(f"more than {self.max_states} abstract states (--max-states)")
+            if self.max_transitions is not None and self.edges > self.max_transitions:
+                raise StateLimit(f"more than {self.max_transitions:,} transitions, after {len(states):,} abstract "
+                                 f"states (--max-transitions)")
             if self.deadline is not None and time.perf_counter() > self.deadline:
                 if not self.edges:
                     raise ExplorationLimit("the wall-clock limit (--timeout) had fired before this exploration "

@@ -39,7 +39,9 @@ def trace(V: Verifier, real, kind="trace", note="", cycle_start=None, cycle_len=
 
 
 def stopped(prop_name: str, kind: str, err: str) -> Result:
-    note = TIMEOUT_NOTE if "--timeout" in err else "raise --max-states if the game is finite but large"
+    note = TIMEOUT_NOTE if "--timeout" in err else \
+        "raise --max-transitions if the game is finite and the memory allows" if "--max-transitions" in err else \
+        "raise --max-states if the game is finite but large"
     return Result(prop_name, kind, "unknown", f"exploration stopped: {err} ({note})")
 
 
