@@ -34,3 +34,25 @@ def test_the_default_budget_decides_ecarte_and_a_bad_value_is_a_usage_error():
                          capture_output=True, text=True)
     assert out.returncode == 2 and "--max-transitions must be positive" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_the_timeout_stops_z3_following_the_deal_end_blocks(monkeypatch):
+    """A fuzzed game spent 147 s in z3 after its search, past --timeout 20: the safety is checked there too,
+    and the exploration stops as it does during the search (ExplorationLimit, its work counted), never with
+    some deal-end blocks followed and others not.  The clock is made to pass the deadline right after the
+    search, so the test does not depend on the machine's speed."""
+    import pytest
+    from atout.verify import explore as E
+    from atout.verify.absint import Abstraction
+    game = Game(compile_file(ECARTE))
+    real_search = E.Explorer._search
+
+    def search_then_late(self, *args):
+        real_search(self, *args)
+        self.deadline = 0.0          # the wall clock is past it from here on
+    monkeypatch.setattr(E.Explorer, "_search", search_then_late)
+    ex = E.Explorer(Abstraction(game, watch=("points",)), deadline=1e18)   # watching the gains: z3 follows the blocks
+    with pytest.raises(E.ExplorationLimit) as info:
+        ex.explore()
+    assert "while z3 followed the deal-end blocks" in str(info.value)
+    assert info.value.states > 0 and info.value.transitions > 0

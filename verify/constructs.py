@@ -94,8 +94,9 @@ BUILTINS = {
     "trick_number": "exact",
     "led_suit": "the suit of the first card played: exact for a tracked card (any suit for a left bower, any "
                 "suit or none for a card of a trump order), any for an anonymous one",
-    "deal_number": "0 when the match starts, and throughout a match of one deal; otherwise any number (the "
-                   "match's end is checked with every value)",
+    "deal_number": "0 when the match starts, and throughout a match of one deal; exact in a match of at most 16 "
+                   "deals whose rules read it (see above); otherwise any number (the match's end is checked with "
+                   "every value)",
     "player_count": "exact (a constant)",
 }
 

@@ -284,6 +284,7 @@ class Explorer:
         for start, block in ex.end_blocks:
             key = (smt_refine._memo_key(A, start, block), start.gains)
             if key not in seen:
+                self._deadline_check(len(seen))
                 seen.add(key)
                 models.append(smt_refine.block_model(A, start, block))
         got = match_invariant.deal_start_bounds(A, models)
@@ -292,6 +293,15 @@ class Explorer:
             for m in {id(m): m for m in models}.values():
                 m.solver.add(match_invariant.assumption(A, m.ex.S))
         ex.match_bounds = got
+
+    def _deadline_check(self, done: int) -> None:
+        """The wall-clock safety (--timeout) while z3 follows the deal-end blocks of a complete graph (``done``
+        of them so far): past it, the exploration stops as it does during the search (its verdicts unknown,
+        saying so), never with some blocks followed and others not."""
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise ExplorationLimit(f"the wall-clock limit (--timeout) fired while z3 followed the deal-end blocks "
+                                   f"of a complete exploration ({len(self.ex.states):,} abstract states; {done} "
+                                   f"blocks followed)")
 
     def _refine_deal_ends(self, ex: "Explored") -> None:
         """Once the graph is complete (the values recorded on entering phases with frozen variables are all
@@ -309,11 +319,13 @@ class Explorer:
         G = ex.graph
         if not ex.end_blocks:
             return
+        self._deadline_check(0)
         errors, bounds = {}, {}
         self._match_bounds(ex)
 
         def errors_of(sid):
             if sid not in errors:
+                self._deadline_check(len(errors) + len(bounds))
                 start, block = ex.end_blocks[sid]
                 possible = smt_refine.possible_error_locations(A, start, block)
                 errors[sid] = None if possible is None else \
@@ -322,6 +334,7 @@ class Explorer:
 
         def bounds_of(sid):
             if sid not in bounds:
+                self._deadline_check(len(errors) + len(bounds))
                 start, block = ex.end_blocks[sid]
                 bounds[sid] = smt_refine.gain_bounds(A, start, block)
             return bounds[sid]
@@ -553,7 +566,11 @@ class Explorer:
             raise
         if A.counter_names:
             ex.counter_bounds = self._check_counters(ex)
-        self._refine_deal_ends(ex)
+        try:
+            self._refine_deal_ends(ex)
+        except ExplorationLimit as exc:     # the timeout while z3 followed the deal-end blocks
+            exc.states, exc.transitions, exc.steps = len(states), self.edges, self.steps
+            raise
         ex.seconds = time.perf_counter() - t0
         ex.steps = self.steps
         ex._transitions = self.edges    # counted as they were added (networkx would walk every node)
