@@ -363,9 +363,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace-out", metavar="DIR", help="write each counterexample as a replayable record")
     p.add_argument("--max-states", type=int, default=400_000,
                    help="abstract states per exploration before a verdict is unknown (default 400000)")
-    p.add_argument("--max-transitions", type=int, default=2_000_000, metavar="N",
+    p.add_argument("--max-transitions", type=int, default=1_000_000, metavar="N",
                    help="transitions per exploration before a verdict is unknown: what its memory grows with, "
-                        "about 2 KB each (default 2000000)")
+                        "about 10 KB each with its states (default 1000000)")
     p.add_argument("--cross-check", type=int, default=24, metavar="N",
                    help="seeded engine matches replayed against the abstraction after verifying, at most 500 "
                         "engine steps each on average (default 24; 0: none)")

@@ -26,7 +26,7 @@ def test_an_exploration_past_its_transitions_is_unknown_and_says_which_budget():
 
 
 def test_the_default_budget_decides_ecarte_and_a_bad_value_is_a_usage_error():
-    # Écarté's largest exploration has 1,936 transitions: the default (2,000,000) leaves its verdicts alone
+    # Écarté's largest exploration has 1,936 transitions: the default (1,000,000) leaves its verdicts alone
     game = Game(compile_file(ECARTE))
     results, _ = verify_game(game, names=["three_point_cap"], builtins=False, budget=Budget(cross_check=0))
     assert results[0].verdict == "proved"
