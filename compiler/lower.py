@@ -292,9 +292,17 @@ class _Lowering:
                 init = scope.check(v.init, {}, t, f"the initial value of '{v.name}'")
             else:
                 init = _default(t)
-            if t.kind == "int" and t.low is not None and isinstance(init, ir.Const) and t.low <= t.high and \
-                    not t.low <= init.value <= t.high:
-                self.rep.error("E114", f"initial value {init.value} of '{v.name}' is outside {t.low}..{t.high}",
+            start = fold_int(init) if t.kind == "int" and t.low is not None else None
+            if t.kind == "int" and t.low is not None and start is None and v.init is not None and \
+                    getattr(init, "type", None) != ERROR:
+                # the range is checked where a value is written; the initial value is not written by a rule, so it
+                # must be a constant the compiler checks (else the verifier's reading of the range would not hold)
+                self.rep.error("E114", f"the initial value of '{v.name}' must be a constant (numbers, options, "
+                                       f"+ - *): its range {t.low}..{t.high} is checked here, once", v.init.span,
+                               f"start it at a constant and set it in the deal's first phase, e.g. "
+                               f"'{v.name} = ...' in a 'do' block")
+            elif start is not None and t.low <= t.high and not t.low <= start <= t.high:
+                self.rep.error("E114", f"initial value {start} of '{v.name}' is outside {t.low}..{t.high}",
                                v.init.span if v.init is not None else v.span)
             if v.visibility == "home":
                 self.rep.error("E122", f"'home' is a zone attribute, not a variable's", v.visibility_span,

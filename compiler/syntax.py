@@ -329,7 +329,7 @@ class TrickDecl:
     trump_order: tuple[Expr, ...] = ()     # `trump order C, C, ...`: cards above every other trump, highest first
     dummy: Expr | None = None              # `dummy P [by Q]`: P's cards are chosen by Q (default his partner)
     dummy_by: Expr | None = None
-    repeated: tuple[tuple[str, Span], ...] = ()   # a clause given a second time (its word, its span): E115
+    repeated: tuple[tuple[str, Span], ...] = ()   # a clause given a second time (its word, its span): E102
 
 
 @dataclass(frozen=True)
@@ -436,7 +436,7 @@ class MatchDecl:
     span: Span = _span()
     start_span: Span = _span()
     first_dealer_random: bool = False  # `first dealer random`
-    repeated: tuple[tuple[str, Span], ...] = ()   # a clause given a second time (its words, its span): E115
+    repeated: tuple[tuple[str, Span], ...] = ()   # a clause given a second time (its words, its span): E102
 
 
 @dataclass(frozen=True)

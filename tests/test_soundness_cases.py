@@ -106,6 +106,8 @@ CASES = [
     ("condition_never_holds", None, True, {"builtin:guards": "not proved"}),
     # from a newcomer's Oh Hell: the bids recorded on entering play, read by z3 misaligned after an interval
     # (deal_number, which sets the hand's size, is kept exactly: no rule error is proved, not unknown)
+    # from the review: the table encoder read a card variable's anonymous card as the number -2 (rank none)
+    ("anonymous_card_in_table", None, False, {"t_complete": "refuted", "u_complete": "refuted"}),
     ("shrinking_hands", None, True, {"someone_scores": "refuted", "per_player_cap": "proved",
                                      "builtin:no_rule_error": "proved", "builtin:no_trap": "proved"}),
 ]

@@ -25,7 +25,7 @@ import z3
 
 from atout.compiler import ir
 
-from .absint import Interval
+from .absint import ANON, Interval
 from .liveness import walk
 from .symbolic import floordiv, mod
 
@@ -271,10 +271,11 @@ def _outcome(enc, outcome, n):
     else:
         conj += [enc.tricks[p] == won[p] for p in range(n)]
     for name, v in vars_:
+        kind = enc.kinds.get(name)
         if name in enc.vars:
-            conj.append(_in_abstract(enc.vars[name], v, n))
-        elif name in enc.arrays and v.__class__ is tuple and len(v) == len(enc.arrays[name]):
-            conj += [_in_abstract(x, c, n) for x, c in zip(enc.arrays[name], v)]
+            conj.append(_in_abstract(enc.vars[name], v, n, kind))
+        elif name in enc.arrays and kind == "int" and v.__class__ is tuple and len(v) == len(enc.arrays[name]):
+            conj += [_in_abstract(x, c, n, kind) for x, c in zip(enc.arrays[name], v)]
     # every value of a ranged variable stays in its range (a write out of it is a rule error)
     conj += enc.ranges
     return z3.And(conj)
@@ -299,7 +300,12 @@ def outcomes_showing(game, table: ir.Table, outcomes, rows: tuple, rlimit: int) 
     return out
 
 
-def _in_abstract(x, v, n):
+def _in_abstract(x, v, n, kind: str | None = None):
+    """The constraint on ``x`` (a z3 term) that it takes a value abstract value ``v`` stands for; ``kind``: the
+    variable's type kind.  A card the abstraction does not track is the anonymous card (ANON, -2): any card,
+    never the number -2."""
+    if kind == "card" and v == ANON:
+        return z3.BoolVal(True)
     if isinstance(v, Interval):
         c = []
         if v.lo is not None:
@@ -339,6 +345,7 @@ class _Encoder:
                                                                       max(1, len(g.sides)))]
                        for v in g.vars if v.per is not None}
         self.fresh = 0
+        self.kinds = {v.name: v.type.kind for v in g.vars}
         self.ranges = []          # the declared ranges of the int variables, as constraints on their terms
         for v in g.vars:
             if v.type.kind != "int":
