@@ -20,7 +20,7 @@ import random
 from atout.compiler import ir
 
 from . import smt
-from .checker import Result, Spec, Verifier
+from .checker import TIMEOUT_NOTE, Result, Spec, Verifier
 from .liveness import walk
 from .properties import check_reachable, refute_error, size_note, stopped, table_result, trace
 from .reach import check_no_trap
@@ -164,6 +164,9 @@ def _guards(V, ex, A, note) -> Result:
                       f"exhaustive exploration ({note}): can never hold: " + "; ".join(never_true))
     held = _held_in_engine(V, ex, A, [i for i, _, _ in items])
     lacking = [what for i, what, _ in items if i not in held]
+    if lacking and V.budget.expired():
+        return Result("builtin:guards", "reachable", "unknown", TIMEOUT_NOTE + "; not yet seen to hold in the "
+                      "engine: " + "; ".join(lacking))
     if lacking:
         return Result("builtin:guards", "reachable", "unknown",
                       f"each can hold in the over-approximating abstraction ({note}), which proves no more "
@@ -207,7 +210,8 @@ def _held_in_engine(V, ex, A, wanted: list[int]) -> set[int]:
     try:
         rng = random.Random(0)
         used = stale = 0
-        while used < V.budget.search_steps and stale < STALE_MATCHES and not want <= held:
+        while used < V.budget.search_steps and stale < STALE_MATCHES and not want <= held and \
+                not V.budget.expired():
             before = len(held)
             bots = [(RandomBot if rng.random() < 0.7 else GreedyBot)(rng.randrange(1 << 30))
                     for _ in range(game.players)]
@@ -223,6 +227,8 @@ def _held_in_engine(V, ex, A, wanted: list[int]) -> set[int]:
         for i in wanted:
             if i in held:
                 continue
+            if V.budget.expired():      # the wall-clock safety: the verdict says so (never a proof)
+                break
             targets = {k for k in A.true_at.get(i, ()) if k in ex.states}
             if targets:
                 steered_search(V, ex, A, targets, lambda st, i=i: i in held, V.budget.search_steps)
