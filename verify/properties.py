@@ -799,7 +799,7 @@ def _steer_score(V, A, ex, table, check_rows, rows):
 
 # -- reachability -------------------------------------------------------------------------------------------------
 #: the parameter types whose values no symmetry of the exploration changes (suits are relabelled, seats turned)
-FIXED_VALUE_KINDS = ("int", "rank", "enum", "bool")
+FIXED_VALUE_KINDS = ("int", "enum")
 
 
 def check_reachable(V: Verifier, prop: ir.Property) -> Result:
@@ -809,8 +809,8 @@ def check_reachable(V: Verifier, prop: ir.Property) -> Result:
     seen_phases = {phase_of(k) for k in ex.states}
     seen_actions = {(phase_of(u), d["move"].action) for u, _, d in ex.graph.edges(data=True)
                     if d["move"] is not None}
-    # the values of a parameter that no relabelling of suits or turn of the table changes (an int, a rank, an
-    # enum value, a truth value): one the exploration never takes is never taken in play
+    # the values of a domain parameter that no relabelling of suits or turn of the table changes (an int, an
+    # enum value): one the exploration never takes is never taken in play
     seen_values = {(phase_of(u), d["move"].action, d["move"].value) for u, _, d in ex.graph.edges(data=True)
                    if d["move"] is not None and d["move"].kind == "named"}
     missing = []
