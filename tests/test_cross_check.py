@@ -136,3 +136,19 @@ def test_a_rule_error_in_the_legal_moves_ends_a_match_of_the_cross_check():
     results, _ = verify_game(game, budget=Budget(cross_check=24), cross=cross)
     assert cross.matches == 24 and not cross.failures, cross.failures[:1]
     assert {r.name: r.verdict for r in results}["builtin:no_rule_error"] == "refuted"
+
+
+def test_a_failure_of_a_table_claim_undermines_both_of_its_names():
+    """'complete T' and builtin:table:T are one claim: a cross-check failure naming either turns both into
+    unknown (the review found one left proved beside its undermined twin)."""
+    from atout.verify.checker import Result
+    from atout.verify.crosscheck import _undermine
+    game = Game(compile_file(ECARTE))
+    props = {p.name: p for p in game.ir.properties}
+    assert props["scoring_complete"].kind == "complete" and props["scoring_complete"].target == "deal_score"
+    for named in ("scoring_complete", "builtin:table:deal_score"):
+        results = [Result("scoring_complete", "complete", "proved", "z3"),
+                   Result("builtin:table:deal_score", "complete", "proved", "z3"),
+                   Result("three_point_cap", "deal_bound", "proved", "exploration")]
+        _undermine(results, {"what": "a table fired two rows", "properties": [named]}, {}, props)
+        assert [r.verdict for r in results] == ["unknown", "unknown", "proved"], named

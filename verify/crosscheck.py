@@ -92,14 +92,19 @@ def cross_check(V, results, matches: int, max_steps: int | None = None) -> Cross
         out.matches += 1
         if failure is not None:
             out.failures.append(failure)
-            _undermine(results, failure, graphs)
+            _undermine(results, failure, graphs, props)
             if len(out.failures) >= 5:
                 break
     return out
 
 
-def _undermine(results, failure, graphs):
+def _undermine(results, failure, graphs, props=None):
     names = set(failure.get("properties", ()))
+    # a table's completeness is one claim under two names: 'complete T' and builtin:table:T
+    tables = {n[len("builtin:table:"):] for n in names if n.startswith("builtin:table:")}
+    tables |= {p.target for n in names if (p := (props or {}).get(n)) is not None and p.kind == "complete"}
+    names |= {f"builtin:table:{t}" for t in tables}
+    names |= {n for n, p in (props or {}).items() if p.kind == "complete" and p.target in tables}
     for r in results:
         if r.verdict == "proved" and r.name in names:
             r.verdict = "unknown"
