@@ -200,7 +200,7 @@ def _held_in_engine(V, ex, A, wanted: list[int]) -> set[int]:
     class Watched(State):
         def test(self, e, env):
             r = State.test(self, e, env)
-            if r is True:
+            if r:               # held: as the machine reads it ('if self.test(...)')
                 held.add(id(e))
             return r
 
