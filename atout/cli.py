@@ -75,12 +75,12 @@ def cmd_check(args) -> int:
     g = _compile(args)
     phases = len(g.phases)
     actions = sum(len(p.actions) for p in g.phases) + sum(1 for p in g.phases if p.kind == "trick")
-    def n(k, word):
-        return f"{k} {word}" if k == 1 else f"{k} {word}s"
+    def n(k, one, many=None):
+        return f"{k} {one if k == 1 else many or one + 's'}"
     print(f"{args.file}: ok: game '{g.name}' ({g.title}): {n(g.players, 'player')}, {n(g.deck.size, 'card')} "
           f"({n(len(g.deck.suits), 'suit')} x {n(len(g.deck.ranks), 'rank')}), {n(phases, 'phase')}, "
           f"{n(actions, 'action')}, {n(len(g.tables), 'scoring table')}, {n(len(g.options), 'option')}, "
-          f"{len(g.properties)} propert{'y' if len(g.properties) == 1 else 'ies'}, {n(g.num_distinct_actions, 'distinct action id')}")
+          f"{n(len(g.properties), 'property', 'properties')}, {n(g.num_distinct_actions, 'distinct action id')}")
     from atout.compiler.variants_diff import describe_variant
     for line in describe_variant(args.file):
         print(line)

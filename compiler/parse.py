@@ -152,6 +152,7 @@ _ONCE_IN_MATCH = {"first_dealer": "first dealer", "first_dealer_random": "first 
                   "next_dealer": "next dealer", "start_phase": "start",
                   "ends_when": "ends when", "returns": "returns"}
 
+
 class _BadString(Exception):
     def __init__(self, diagnostic: Diagnostic):
         self.diagnostic = diagnostic
@@ -708,6 +709,19 @@ class _Builder:
             return S.Param("range", str(name), low=lo, high=hi, span=sp)
         return S.Param("domain", str(name), type_name=str(spec.children[0]), span=sp)
 
+    def _first_of_each(self, clauses, once: dict) -> tuple[list, tuple]:
+        """``clauses`` (tree nodes) without the second and later of each kind in ``once`` (``{kind: its words}``),
+        and those left out as ``((words, span), ...)``, in order."""
+        seen, kept, repeated = set(), [], []
+        for it in clauses:
+            if it.data in once:
+                if it.data in seen:
+                    repeated.append((once[it.data], self.sp(it)))
+                    continue
+                seen.add(it.data)
+            kept.append(it)
+        return kept, tuple(repeated)
+
     def trick(self, item: Tree) -> S.TrickDecl:
         count = leader = trump = skip = then = after = bowers = None
         more_skips: tuple = ()
@@ -715,14 +729,9 @@ class _Builder:
         card_rules = []
         dummy = dummy_by = None
         trump_order: tuple = ()
-        seen, repeated = set(), []
-        for it in item.children:
+        clauses, repeated = self._first_of_each(item.children, _ONCE_IN_TRICK)
+        for it in clauses:
             k = it.data
-            if k in _ONCE_IN_TRICK:
-                if k in seen:
-                    repeated.append((_ONCE_IN_TRICK[k], self.sp(it)))
-                    continue
-                seen.add(k)
             if k == "trick_count":
                 count = self.expr(it.children[0])
             elif k == "trick_leader":
@@ -753,7 +762,7 @@ class _Builder:
                                                self.sp(r)))
         return S.TrickDecl(count, leader, trump, tuple(follow), skip, then, self.sp(item), after=after,
                            more_skips=more_skips, bowers=bowers, card_rules=tuple(card_rules), dummy=dummy,
-                           dummy_by=dummy_by, trump_order=trump_order, repeated=tuple(repeated))
+                           dummy_by=dummy_by, trump_order=trump_order, repeated=repeated)
 
     def table(self, item: Tree) -> S.TableDecl:
         ov, name, *rows = item.children
@@ -781,14 +790,9 @@ class _Builder:
         fd = nd = start = ends = rv = rexpr = None
         fd_random = False
         start_span = self.sp(item)
-        seen, repeated = set(), []
-        for it in item.children:
+        clauses, repeated = self._first_of_each(item.children, _ONCE_IN_MATCH)
+        for it in clauses:
             k = it.data
-            if k in _ONCE_IN_MATCH:
-                if k in seen:
-                    repeated.append((_ONCE_IN_MATCH[k], self.sp(it)))
-                    continue
-                seen.add(k)
             if k == "first_dealer":
                 fd = self.expr(it.children[0])
             elif k == "first_dealer_random":
@@ -804,7 +808,7 @@ class _Builder:
                 rv = str(it.children[0])
                 rexpr = self.expr(it.children[1])
         return S.MatchDecl(fd, nd, start, ends, rv, rexpr, self.sp(item), start_span, fd_random,
-                           repeated=tuple(repeated))
+                           repeated=repeated)
 
     def prop(self, item: Tree) -> S.PropertyDecl:
         ov, name, body = item.children

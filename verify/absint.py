@@ -482,32 +482,21 @@ def _exact_deals(game, rlimit: int) -> bool:
     definition, the dealers, a property) and z3 shows that the match ends within :data:`MAX_EXACT_DEALS`
     deals."""
     from . import smt
-    ends = game.ir.match.ends_when
-    if not _reads_deal_number(game.ir, skip=id(ends)):
+    if not _reads_deal_number(game.ir):
         return False
     try:
-        top = smt.deal_number_bound(game, ends, rlimit)
+        top = smt.deal_number_bound(game, game.ir.match.ends_when, rlimit)
     except smt.SolverTimeout:
         return False
     return top is not None and top + 1 <= MAX_EXACT_DEALS
 
 
-def _reads_deal_number(node, skip: int, seen=None) -> bool:
-    """Whether the IR tree ``node`` (a game, a phase, an expression...) reads ``deal_number`` outside the
-    expression whose id is ``skip``."""
-    from dataclasses import fields, is_dataclass
-    if seen is None:
-        seen = set()
-    if id(node) == skip or id(node) in seen:
-        return False
-    if isinstance(node, (tuple, list)):
-        return any(_reads_deal_number(x, skip, seen) for x in node)
-    if not is_dataclass(node) or isinstance(node, type):
-        return False
-    seen.add(id(node))
-    if isinstance(node, ir.Builtin):
-        return node.name == "deal_number"
-    return any(_reads_deal_number(getattr(node, f.name), skip, seen) for f in fields(node))
+def _reads_deal_number(g: ir.Game) -> bool:
+    """Whether ``g`` reads ``deal_number`` anywhere but in 'ends when'."""
+    from .liveness import exprs_of, subexprs
+    ends = g.match.ends_when
+    return any(isinstance(x, ir.Builtin) and x.name == "deal_number"
+               for e in exprs_of(g) if e is not ends for x in subexprs(e))
 
 
 NO_COUNT = (0, None, None, 0)   # a counter untouched by the move in progress (see AbstractState._count)

@@ -215,7 +215,8 @@ def _report(args, game, budget, cross, results, findings, seconds, work) -> int:
         _write_traces(args.trace_out, game, args.file, results, findings, cross, options_of(args))
     if args.json:
         out = {"game": game.name, "rules": args.file, "seconds": round(seconds, 3),
-               "budget": {"max_states": budget.max_states, "max_transitions": budget.max_transitions, "z3_rlimit": budget.rlimit, "replays": budget.replays,
+               "budget": {"max_states": budget.max_states, "max_transitions": budget.max_transitions,
+                          "z3_rlimit": budget.rlimit, "replays": budget.replays,
                           "search_steps": budget.search_steps, "cross_check": budget.cross_check,
                           "cross_steps": budget.cross_steps, "timeout": budget.timeout},
                "work": work,
