@@ -108,6 +108,8 @@ CASES = [
     # (deal_number, which sets the hand's size, is kept exactly: no rule error is proved, not unknown)
     # from the review: the table encoder read a card variable's anonymous card as the number -2 (rank none)
     ("anonymous_card_in_table", None, False, {"t_complete": "refuted", "u_complete": "refuted"}),
+    # its twin in the zero-sum check: a copy of the outcome constraint read the anonymous card as -2
+    ("zero_sum_untracked_card", None, False, {"zero_gain": "not proved", "zero_sum": "refuted"}),
     ("shrinking_hands", None, True, {"someone_scores": "refuted", "per_player_cap": "proved",
                                      "builtin:no_rule_error": "proved", "builtin:no_trap": "proved"}),
 ]

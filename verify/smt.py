@@ -706,14 +706,7 @@ def preserves_total(game, var: str, outcomes_by_table: dict, rlimit: int) -> tup
                 return None, f"row '{r.name}' of table '{t.name}' is not encoded: {e}"
             s = z3.Solver()
             s.set("rlimit", rlimit)
-            alts = []
-            for vars_, won, dealer in outcomes:
-                conj = [enc.dealer == dealer]
-                for name, v in vars_:
-                    if name in enc.vars:
-                        conj.append(_in_abstract(enc.vars[name], v, n))
-                alts.append(z3.And(conj))
-            s.add(z3.Or(alts))
+            s.add(z3.Or([_outcome(enc, outcome, n) for outcome in outcomes]))
             s.add(guard)
             s.add(z3.Sum(sym.store[var]) != z3.Sum(before))
             if _check(s) == z3.sat:
@@ -744,22 +737,7 @@ def deal_ranking(game, then_block, prim: str, sec: str, K: int, outcomes, rlimit
                 if v.name in (prim, sec):
                     return False, 0
     s.add(z3.Not(enc.expr(g.match.ends_when)))
-    alts = []
-    for vars_, won, dealer in outcomes:
-        conj = [enc.dealer == dealer]
-        if won and won[0] == "S":
-            conj += [t >= 0 for t in enc.tricks]
-            for k, side in enumerate(g.sides):
-                conj.append(z3.Sum([enc.tricks[p] for p in side]) == won[1][k])
-        elif won and won[0] == "T":
-            conj += [t >= 0 for t in enc.tricks] + [z3.Sum(enc.tricks) == won[1]]
-        else:
-            conj += [enc.tricks[p] == won[p] for p in range(n)]
-        for name, v in vars_:
-            if name in enc.vars:
-                conj.append(_in_abstract(enc.vars[name], v, n))
-        alts.append(z3.And(conj))
-    s.add(z3.Or(alts) if alts else z3.BoolVal(False))
+    s.add(z3.Or([_outcome(enc, outcome, n) for outcome in outcomes]) if outcomes else z3.BoolVal(False))
     try:
         sym.run(then_block, {})
     except NotEncodable:
