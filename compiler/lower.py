@@ -8,11 +8,13 @@ or discarding a card), then one slot per named action and parameter value.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from . import ir
 from . import syntax as S
 from .diagnostics import Reporter, did_you_mean
 from .ir import BOOL, CARD, INT, PLAYER, RANK, SUIT, Type
-from .resolve import BUILTINS, ERROR, Scope, fold_int
+from .resolve import BUILTINS, ERROR, Scope, fold_int, int_bounds
 from .span import NO_SPAN
 
 TRICK_ZONE = "trick"
@@ -424,6 +426,9 @@ class _Lowering:
                     env[param.name] = param.type
             guard = scope.check(a.guard, env, BOOL, "a guard") if a.guard is not None else ir.Const(True, BOOL,
                                                                                                   "true")
+            if param is not None and param.kind == "domain" and (param.low is not None or param.high is not None):
+                guard = _within_bounds(param, guard)
+                param = dataclasses.replace(param, low=None, high=None)
             body = scope.block(a.body, env)
             if not trick_phase:
                 self._must_exit(body, a.name_span, f"action '{a.name}'")
@@ -456,21 +461,33 @@ class _Lowering:
             hi = scope.check(p.high, env, INT, "the largest value of a parameter")
             lo = _folded(lo)
             hi = _folded(hi)
-            if not (isinstance(lo, ir.Const) and isinstance(hi, ir.Const)):
-                self.rep.error("E104", "the range of an int parameter must be constant (numbers or options)", p.span,
-                               "each value is an action id, numbered when the game is compiled")
+            if any(isinstance(x, ir.Const) and x.type == ERROR for x in (lo, hi)):
+                return None      # reported where it was checked
+            # a bound read from the state (0..hand_size, 0..size(hand[actor])): one action per value it can
+            # take, and the action is legal only between the bounds as they are (the guard says so)
+            lo_b, hi_b = int_bounds(lo, scope.deck.size), int_bounds(hi, scope.deck.size)
+            if lo_b is None or hi_b is None:
+                which, e = (p.low, lo) if lo_b is None else (p.high, hi)
+                unranged = sorted({n.name for n in _ir_nodes([e]) if isinstance(n, ir.VarRef) and
+                                   n.type.kind == "int" and n.type.low is None})
+                hint = (f"give {' and '.join(repr(n) for n in unranged)} a range ('int in 0..13')" if unranged
+                        else "bound it by numbers, options, ranged variables and size(...)")
+                self.rep.error("E104", "a bound of an int parameter must have a known range: a number, an option, "
+                                       "or an expression of ranged variables and size(...)", which.span,
+                               f"{hint}: each value it can take is an action id, numbered when the game is "
+                               f"compiled")
                 return None
-            if lo.type == ERROR or hi.type == ERROR:
+            low, high = lo_b[0], hi_b[1]
+            if low > high or (isinstance(lo, ir.Const) and isinstance(hi, ir.Const) and lo.value > hi.value):
+                self.rep.error("E114", f"empty range {lo_b[0]}..{hi_b[1]}", p.span,
+                               f"write the lower bound first: {hi_b[1]}..{lo_b[0]}")
                 return None
-            if lo.value > hi.value:
-                self.rep.error("E114", f"empty range {lo.value}..{hi.value}", p.span,
-                               f"write the lower bound first: {hi.value}..{lo.value}")
+            if high - low >= 1000:
+                self.rep.error("E114", f"an int parameter of {high - low + 1} values (at most 1,000)", p.span)
                 return None
-            if hi.value - lo.value >= 1000:
-                self.rep.error("E114", f"an int parameter of {hi.value - lo.value + 1} values (at most 1,000)",
-                               p.span)
-                return None
-            return ir.Param("domain", p.name, Type("int", lo.value, hi.value), span=p.span)
+            dynamic = (None if isinstance(lo, ir.Const) else lo), (None if isinstance(hi, ir.Const) else hi)
+            return ir.Param("domain", p.name, Type("int", low, high), low=dynamic[0], high=dynamic[1],
+                            span=p.span)
         t = scope.type_of_name(p.type_name or "")
         if t is None or t.kind in ("card", "rank"):
             self.rep.error("E104", f"an action parameter ranges over a suit, a player, an enum or numbers "
@@ -686,6 +703,22 @@ class _Lowering:
                 return [lab if lab is not None else v for v, lab in zip(e.values, e.labels)] if e.labels \
                     else list(e.values)
         return []
+
+
+def _within_bounds(param: ir.Param, guard: ir.Expr) -> ir.Expr:
+    """The guard of an action whose int parameter has a bound read from the state (``bid(n: 0..hand_size)``):
+    ``LOW <= n and n <= HIGH and GUARD``, the bounds read first (so that the written guard is read only for a
+    value between them), and the parameter's ``low``/``high`` cleared: the action ids are those of the
+    constant range, and the engine, the exporters and the verifier read the bounds through the guard alone."""
+    n = ir.Local(param.name, param.type, param.span)
+    test = None
+    for op, bound in ((">=", param.low), ("<=", param.high)):
+        if bound is not None:
+            part = ir.BinOp(op, n, bound, BOOL, param.span)
+            test = part if test is None else ir.BinOp("and", test, part, BOOL, param.span)
+    if not (isinstance(guard, ir.Const) and guard.value is True):
+        test = ir.BinOp("and", test, guard, BOOL, guard.span)   # the written guard's span: its text in messages
+    return test
 
 
 def _folded(e):

@@ -100,6 +100,48 @@ def fold_int(e) -> int | None:
     return None
 
 
+def int_bounds(e, deck_size: int) -> tuple[int, int] | None:
+    """The least and the largest value an int expression can take whatever the state, from constants, options,
+    the declared ranges of variables and definitions (``int in 0..13``), ``size(...)`` (0 to ``deck_size``
+    cards), ``tricks(p)`` (0 to ``deck_size``), ``abs``, ``min``/``max``/``total`` of a ranged variable,
+    ``-x``, ``+ - *`` and ``if``; None when one of its parts has no bound (an int without a range,
+    ``deal_number``).  An over-approximation: the expression's value always lies between the two."""
+    v = fold_int(e)
+    if v is not None:
+        return v, v
+    if isinstance(e, ir.Neg):
+        b = int_bounds(e.operand, deck_size)
+        return None if b is None else (-b[1], -b[0])
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-", "*"):
+        a, b = int_bounds(e.left, deck_size), int_bounds(e.right, deck_size)
+        if a is None or b is None:
+            return None
+        if e.op == "+":
+            return a[0] + b[0], a[1] + b[1]
+        if e.op == "-":
+            return a[0] - b[1], a[1] - b[0]
+        products = [x * y for x in a for y in b]
+        return min(products), max(products)
+    if isinstance(e, ir.Cond):
+        a, b = int_bounds(e.then, deck_size), int_bounds(e.orelse, deck_size)
+        return None if a is None or b is None else (min(a[0], b[0]), max(a[1], b[1]))
+    if isinstance(e, ir.Call) and e.fn in ("size", "tricks"):
+        return 0, deck_size
+    if isinstance(e, ir.Call) and e.fn == "abs":
+        b = int_bounds(e.args[0], deck_size)
+        return None if b is None else (0 if b[0] <= 0 <= b[1] else min(abs(b[0]), abs(b[1])),
+                                       max(abs(b[0]), abs(b[1])))
+    if isinstance(e, ir.Call) and e.fn in ("min", "max") and e.args:
+        return int_bounds(e.args[0], deck_size)
+    if isinstance(e, ir.Index):
+        return int_bounds(e.base, deck_size)
+    t = getattr(e, "type", None)
+    if isinstance(e, (ir.VarRef, ir.Call)) and t is not None and t.kind == "int" and t.low is not None \
+            and t.high is not None:
+        return t.low, t.high
+    return None
+
+
 def _compatible(want: Type, got: Type) -> bool:
     if ERROR in (want, got):
         return True

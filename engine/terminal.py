@@ -129,12 +129,39 @@ class EngineTable:
         if act is None:
             return f"'{name}' belongs to another phase (now: {state.phase})"
         guard = act.guard
+        p = act.param
+        if p is not None and p.kind == "domain" and p.type.kind == "int" and _bounds_part(guard, p) is not None:
+            bounds, guard = _bounds_part(guard, p)   # bid(n: 0..hand_size): the compiler put the bounds first
+            try:
+                inside = state.test(bounds, {p.name: slot.value})
+            except Exception:      # a bound that cannot be read here: let the condition speak
+                inside = True
+            if not inside:
+                sp = p.span
+                text = (span_text(sp) or p.name).strip("()")
+                return f"'{name}' is not allowed now: {slot.value} is outside `{text}` as it stands " \
+                       f"({os.path.basename(sp.path)}:{sp.line})"
+            if guard is None:
+                return None
         cond = span_text(getattr(guard, "span", None)) if guard is not None else None
         if cond and not isinstance(guard, ir.Const):
             sp = guard.span
             return f"'{name}' is not allowed now: its condition `{cond}` does not hold " \
                    f"({os.path.basename(sp.path)}:{sp.line})"
         return None
+
+
+def _bounds_part(guard, p):
+    """``(bounds test, the written guard or None)`` of the guard of an action whose int parameter has bounds
+    read from the state (the compiler writes them first in its guard, spanned at the parameter); None for
+    any other guard."""
+    if guard is None or getattr(guard, "span", None) is None:
+        return None
+    if guard.span == p.span:
+        return guard, None
+    if isinstance(guard, ir.BinOp) and guard.op == "and" and getattr(guard.left, "span", None) == p.span:
+        return guard.left, guard.right
+    return None
 
 
 def _enum_value_name(game: Game, slot) -> str | None:

@@ -30,7 +30,7 @@ from atout.engine.machine import RANDOM_DRAW, Machine
 from .abstract_eval import AbstractEvaluator, ExprError
 from .symmetry import dealer_set_in_deal, order_dependent_loop, side_number_misuse, side_turns, suit_order_read
 from .values import (ANON, DEAD, DEAL_START, ERROR, FORGOT, IN_DEAD, MATCH_OVER, NONE, TOP_INT, UNKNOWN,
-                     Interval, add, clamp, compare, hi_of, is_top, join, uniq, widen, widen_gain)
+                     Interval, add, clamp, compare, hi_of, is_top, join, lo_of, uniq, widen, widen_gain)
 
 __all__ = ["ANON", "DEAD", "DEAL_START", "ERROR", "FORGOT", "IN_DEAD", "MATCH_OVER", "NONE", "UNKNOWN",
            "Interval", "Abstraction", "AbstractState", "StateKey", "Unsupported", "Chooser"]
@@ -142,6 +142,7 @@ class Abstraction(AbstractEvaluator):
         from .liveness import subexprs
         ends = list(subexprs(self.g.match.ends_when))
         self.ends_reads = {x.name for x in ends if isinstance(x, ir.VarRef)}
+        self.ends_match_only = all(self.var_types[n].scope == "match" for n in self.ends_reads)
         # 'ends when' reads nothing but variables (and deal_number, which only changes when a deal ends, where
         # the machine checks it anyway): after a write to another variable it is still false
         self.ends_pure = not any(isinstance(x, ir.ZoneRef) or isinstance(x, ir.Quant) and x.domain is not None or
@@ -543,6 +544,10 @@ class StateKey(tuple):
         return StateKey, (tuple(self),)
 
 
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+_NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+
+
 class AbstractState(Machine):
     """An abstract state of a match: the machine's fields, with zones as sizes (and the zones of the tracked
     cards), values as abstract values.  ``exact`` is False once a choice the abstraction could not tell
@@ -666,7 +671,133 @@ class AbstractState(Machine):
     def test(self, e: ir.Expr, env: dict) -> bool:
         vals = self.A.values(e, self, env)
         self.A.note(e, vals)
-        return self._one(vals)
+        got = self._one(vals)
+        if len(vals) > 1:
+            self.narrow(e, got, env)
+        return got
+
+    def _apply(self, action, how: tuple) -> None:
+        """As the machine's, the action's guard first assumed true: a move is applied only where it is legal
+        (``bid(n: 0..hand_size)`` chosen with ``n`` = 3 leaves ``hand_size`` at 3)."""
+        kind = how[0]
+        if kind == "named":
+            act, value = how[1], how[2]
+            self.narrow(act.guard, True, {} if act.param is None else {act.param.name: value})
+        elif kind == "card":
+            act = how[1]
+            self.narrow(act.guard, True, {act.param.name: action})
+        Machine._apply(self, action, how)
+
+    def narrow(self, e: ir.Expr, want: bool, env: dict) -> None:
+        """Restrict the int variables ``e`` compares to where ``e`` can take the value ``want``: after a
+        condition was chosen true or false (a branch of ``if``, a guard held), ``x <= 2`` leaves ``x`` in
+        ``lo..2``.  Sound: every concrete state where the condition took that value keeps its value of ``x``;
+        only ``and``/``or``/``not`` and comparisons of an int variable (or a player's cell of one) with a
+        value the abstraction knows as an int or an interval are read, anything else leaves the state as it
+        is.  Each side is evaluated before any cell is narrowed."""
+        if e.__class__ is ir.Not:
+            self.narrow(e.operand, not want, env)
+            return
+        if e.__class__ is not ir.BinOp:
+            return
+        op = e.op
+        if op == "and" or op == "or":
+            if (op == "and") == want:        # both sides took the value
+                self.narrow(e.left, want, env)
+                self.narrow(e.right, want, env)
+            return
+        if op not in _FLIP:
+            return
+        cell = self._int_cell(e.left, env)
+        other = e.right
+        if cell is None:
+            cell, other, op = self._int_cell(e.right, env), e.left, _FLIP[op]
+            if cell is None:
+                return
+        vals = self.A.values(other, self, env)
+        if not vals or any(v.__class__ is not int and v.__class__ is not Interval or v.__class__ is bool
+                           for v in vals):
+            return
+        o = join(vals)
+        o_lo, o_hi = lo_of(o), hi_of(o)
+        if not want:
+            op = _NEGATE[op]
+        lo = hi = None
+        if op == "<":
+            hi = None if o_hi is None else o_hi - 1
+        elif op == "<=":
+            hi = o_hi
+        elif op == ">":
+            lo = None if o_lo is None else o_lo + 1
+        elif op == ">=":
+            lo = o_lo
+        elif op == "==":
+            lo, hi = o_lo, o_hi
+        else:
+            return                           # !=: an interval has no hole
+        name, i = cell
+        row = self.vars[name]
+        cur = row if i is None else row[i]
+        c_lo, c_hi = lo_of(cur), hi_of(cur)
+        n_lo = c_lo if lo is None else (lo if c_lo is None else max(c_lo, lo))
+        n_hi = c_hi if hi is None else (hi if c_hi is None else min(c_hi, hi))
+        if n_lo is not None and n_hi is not None and n_lo > n_hi:
+            return                           # no value left: the evaluation was coarser; keep the state
+        t = self.A.threshold.get(name)
+        if t is not None:      # whole classes of the widening: a value beyond it stands for all of them
+            if n_hi is not None and n_hi > t:
+                n_hi = None
+            if n_lo is not None and n_lo > t:
+                n_lo = t + 1
+            if n_lo is not None and n_lo < -t - 1:
+                n_lo = None
+            if n_hi is not None and n_hi < -t - 1:
+                n_hi = -t - 2
+            if c_lo is not None and (n_lo is None or n_lo < c_lo):
+                n_lo = c_lo
+            if c_hi is not None and (n_hi is None or n_hi > c_hi):
+                n_hi = c_hi
+        new = n_lo if n_lo is not None and n_lo == n_hi and (t is None or -t - 1 <= n_lo <= t) \
+            else Interval(n_lo, n_hi)
+        if new != cur:
+            self._set_cell(cell, new)
+
+    def _set_cell(self, cell: tuple, value) -> None:
+        """Write ``value`` to the variable or the player's cell ``cell`` (from :meth:`_int_cell`), an exact
+        value widened as every written value is (:meth:`Abstraction.widen_var`)."""
+        name, i = cell
+        if value.__class__ is int:
+            value = self.A.widen_var(name, value)
+        if i is None:
+            self.vars[name] = value
+        else:
+            row = self.vars[name]
+            self.vars[name] = row[:i] + (value,) + row[i + 1:]
+
+    def _int_cell(self, e: ir.Expr, env: dict):
+        """``(variable, None)`` for a deal variable of type int, ``(variable, i)`` for cell ``i`` of a per-player
+        or per-side one whose index the abstraction knows exactly; else None.  Never a match variable: within
+        a deal it stands for any value of its range, which is how :mod:`.alpha` maps a concrete state (a
+        narrowed value there would no longer cover it); a deal variable is narrowed by whole classes of its
+        widening (:meth:`Abstraction.widen_var`), for the same reason."""
+        A = self.A
+        if e.__class__ is ir.VarRef:
+            var = A.var_types.get(e.name)
+            if var is not None and var.per is None and var.scope == "deal" and var.type.kind == "int" \
+                    and self.vars.get(e.name).__class__ in (int, Interval):
+                return e.name, None
+            return None
+        if e.__class__ is ir.Index and e.base.__class__ is ir.VarRef:
+            var = A.var_types.get(e.base.name)
+            if var is None or var.per is None or var.scope != "deal" or var.type.kind != "int":
+                return None
+            idx = self.A.values(e.index, self, env)
+            row = self.vars.get(e.base.name)
+            if len(idx) != 1 or idx[0].__class__ is not int or row.__class__ is not tuple \
+                    or not 0 <= idx[0] < len(row) or row[idx[0]].__class__ not in (int, Interval):
+                return None
+            return e.base.name, idx[0]
+        return None
 
     def _assign(self, s: ir.Assign, env: dict) -> None:
         """As the machine's, but a value written to a match variable whose gain is not watched is forgotten
@@ -705,6 +836,9 @@ class AbstractState(Machine):
             if v.lo is None or v.hi is None or v.hi - v.lo >= MAX_ENUMERATED_INT:
                 raise Unsupported(f"{what} ({ir._expr_text(e)}) that the abstraction cannot bound", e.span)
             v = self.choose(list(range(v.lo, v.hi + 1)))
+            cell = self._int_cell(e, env)     # 'deal hand_size ...' with 2 chosen: hand_size is 2 from here
+            if cell is not None and (cap is None or v < cap):
+                self._set_cell(cell, v)
         return v
 
     def ev_player(self, e: ir.Expr, env: dict) -> int:
@@ -1030,6 +1164,17 @@ class AbstractState(Machine):
         if first:
             self.dirty = True
             self.ends_touched = "first"
+
+    def _match_over(self) -> bool:
+        """As the machine's; where 'ends when' was just found false at the end of a deal and reads only match
+        variables (which the next deal's start leaves as they are), it is not read again at the next rest:
+        the engine's second reading, on the same values, is false too, and the abstraction's would choose
+        again between the outcomes its values allow, ending the match in states no play reaches (with the
+        deal variables already reset)."""
+        over = Machine._match_over(self)
+        if not over and self.A.ends_pure and self.A.ends_match_only:
+            self.ends_touched = False
+        return over
 
     def _check_end(self) -> None:
         """As the engine, but without evaluating 'ends when' again when nothing it reads has changed since it

@@ -81,6 +81,30 @@ def _bounds(vals) -> tuple[int | None, int | None]:
     return lo, hi
 
 
+def _interval_arith(op: str, a, b) -> Interval:
+    """``a op b`` (``*``, ``/`` or ``%``, Python's rounding down and sign of the divisor, as the engine) where
+    one side is an interval: the least interval holding every result (a division by zero aside, which the
+    caller reports); unbounded where a bound is missing and the operation cannot say."""
+    alo, ahi = (a.lo, a.hi) if isinstance(a, Interval) else (a, a)
+    if op == "*":
+        blo, bhi = (b.lo, b.hi) if isinstance(b, Interval) else (b, b)
+        if None in (alo, ahi, blo, bhi):
+            return TOP_INT
+        p = (alo * blo, alo * bhi, ahi * blo, ahi * bhi)
+        return Interval(min(p), max(p))
+    if isinstance(b, Interval) or b == 0:
+        return TOP_INT
+    if op == "/":
+        lo = None if alo is None else alo // b
+        hi = None if ahi is None else ahi // b
+        return Interval(lo, hi) if b > 0 else Interval(hi, lo)
+    # %: in 0..b-1 for b > 0 (b+1..0 for b < 0); exactly lo % b .. hi % b when no multiple of b lies between
+    if alo is not None and ahi is not None and alo // b == ahi // b:
+        r = sorted((alo % b, ahi % b))
+        return Interval(r[0], r[1])
+    return Interval(0, b - 1) if b > 0 else Interval(b + 1, 0)
+
+
 class AbstractEvaluator:
     """Mixed into :class:`atout.verify.absint.Abstraction` (which provides the game facts used here)."""
 
@@ -736,7 +760,7 @@ class AbstractEvaluator:
                         if b == 0:
                             continue
                     if isinstance(a, Interval) or isinstance(b, Interval):
-                        out.append(TOP_INT)
+                        out.append(_interval_arith(op, a, b))
                     elif op == "*":
                         out.append(a * b)
                     else:

@@ -104,7 +104,8 @@ CONTROL = [
     ("phases: `choice`, `auto`, `trick`", "Phase.kind",
      "the machine's; a choice phase's actor must be a player (else a rule error)"),
     ("action parameters: a card, `N: LO..HI cards from Z to Z`, a value of a type, `n: LO..HI`", "Param",
-     "the machine's; cards are classes; the bounds of a choice are enumerated up to the cards in its zone"),
+     "the machine's; cards are classes; the bounds of a choice are enumerated up to the cards in its zone; "
+     "an int parameter's bounds read from the state are part of its guard (the compiler writes them there)"),
     ("`action ... public`", "Action.public", "not needed by any verdict (who sees a chosen card)"),
     ("guards", "Action.guard", "a guard the abstraction cannot decide makes the action *not surely legal*: "
                                "it counts for the other side in `can_force`, never for the side that needs it"),
