@@ -112,6 +112,16 @@ CASES = [
     ("zero_sum_untracked_card", None, False, {"zero_gain": "not proved", "zero_sum": "refuted"}),
     ("shrinking_hands", None, True, {"someone_scores": "refuted", "per_player_cap": "proved",
                                      "builtin:no_rule_error": "proved", "builtin:no_trap": "proved"}),
+    # from the sixth audit: a side chosen by a number while the table was turned, a ranking function that missed
+    # deals ended without the scoring block, a total bounded as if no cell could be negative, can_force's player
+    # not known exactly, a 'goto' to the first phase outside liveness, z3's runs shared across deal numbers
+    ("side_chosen_by_number", None, False, {"inv": "refuted"}),
+    ("side_chosen_by_number_guard", None, True, {"r": "proved", "builtin:reachable": "proved"}),
+    ("ranking_skips_pass", None, False, {"mt": "not proved"}),
+    ("ranking_negative_cell", None, False, {"mt": "not proved"}),
+    ("can_force_uncertain_player", ("f", "f2"), False, {"f": "not refuted", "f2": "proved"}),
+    ("goto_start_phase_liveness", None, True, {"once": "refuted"}),
+    ("table_rows_read_deal_number", None, True, {"ct": "not proved", "builtin:table:t": "not proved"}),
 ]
 
 

@@ -227,7 +227,6 @@ class Liveness:
     def __init__(self, g: ir.Game, props=None):
         self.g = g
         G = phase_graph(g)
-        start = g.match.start
         props = g.properties if props is None else props
         all_phases = [ph.name for ph in g.phases]
         extra: dict[str, tuple[set, set]] = {p: (set(), set()) for p in all_phases}
@@ -264,7 +263,8 @@ class Liveness:
             rv |= extra[ph.name][0]
             rz |= extra[ph.name][1]
             reads_z[ph.name], reads_v[ph.name], assigns[ph.name] = rz, rv, asg
-        # reachable within the deal: do not pass through the start phase or the end of the deal
+        # reachable within the deal: do not pass through its end (a 'goto' to the start phase is within the
+        # deal: the deal's variables and zones go on, and that phase reads them)
         H = G.copy()
         H.remove_node("<end>")
         self.zones: dict[str, frozenset] = {}
@@ -276,7 +276,7 @@ class Liveness:
             while stack:
                 p = stack.pop()
                 for q in H.successors(p):
-                    if q != start and q not in reach:
+                    if q not in reach:
                         reach.add(q)
                         stack.append(q)
             self.zones[ph.name] = frozenset(set().union(*(reads_z[p] for p in reach)))

@@ -30,16 +30,29 @@ def check_can_force(V: Verifier, prop) -> Result:
         return stopped(prop.name, prop.kind, err)
 
     def coalition(u, actor):
+        """Surely the player's move (for a proof: a move the abstraction cannot attribute is the others')."""
         w = ex.states.get(u)
         if w is None:
             return False
         return A.eval(prop.player, w, {}) == [actor]
 
+    def maybe_coalition(u, actor):
+        """Possibly the player's move (for a refutation: the others keep play away only where they surely
+        choose; where the player may be the one to move, every move he has must stay away)."""
+        w = ex.states.get(u)
+        if w is None:
+            return True
+        vals = A.eval(prop.player, w, {})
+        return actor in vals or any(not isinstance(v, int) or isinstance(v, bool) for v in vals)
+
     from atout.compiler.ir import _expr_text
-    return _check_reach(V, prop, coalition, f"{_expr_text(prop.player)} alone, whatever the others and chance do")
+    return _check_reach(V, prop, coalition, f"{_expr_text(prop.player)} alone, whatever the others and chance do",
+                        maybe_coalition)
 
 
-def _check_reach(V: Verifier, prop, coalition, who: str) -> Result:
+def _check_reach(V: Verifier, prop, coalition, who: str, maybe_coalition=None) -> Result:
+    """``coalition(node, actor)``: the node's move is surely the coalition's (the attractor, a proof);
+    ``maybe_coalition``: it may be (the escape region, a refutation; default ``coalition``)."""
     ex, A, err = V.exploration(V.spec_for(prop))
     if ex is None:
         return stopped(prop.name, prop.kind, err)
@@ -53,7 +66,7 @@ def _check_reach(V: Verifier, prop, coalition, who: str) -> Result:
                       f"attractor on the abstraction ({size_note(ex, A)}): from all {len(loop)} reachable "
                       f"states of {{{', '.join(prop.phases)}}}, {who} can force reaching '{prop.target}' "
                       f"(only surely legal moves; chance and what the abstraction cannot tell adversarial)")
-    r = refute_reach(V, ex, A, prop.name, prop.kind, targets, set(missing), coalition,
+    r = refute_reach(V, ex, A, prop.name, prop.kind, targets, set(missing), maybe_coalition or coalition,
                      lambda st: st.phase in prop.phases and not st.is_terminal(), prop.target)
     if r is not None:
         return r

@@ -462,9 +462,10 @@ class _Encoder:
 
 
 # -- bounds ---------------------------------------------------------------------------------------------------
-def bounded_under(game, var: str, condition: ir.Expr, rlimit: int) -> int | None:
+def bounded_under(game, var: str, condition: ir.Expr, rlimit: int, floor: int | None = None) -> int | None:
     """The largest total of per-player (or per-side) int match variable ``var`` while ``condition`` is false,
-    over the variable's declared range; None when unbounded (or unknown)."""
+    over the variable's declared range, each cell at least ``floor`` when it is given (what the caller proved:
+    no cell ever falls below its initial value); None when unbounded (or unknown)."""
     enc = _Encoder(game)
     arr = enc.arrays[var]
     decl = next(v for v in game.ir.vars if v.name == var)
@@ -475,8 +476,8 @@ def bounded_under(game, var: str, condition: ir.Expr, rlimit: int) -> int | None
             opt.add(x >= decl.type.low)
         if decl.type.high is not None:
             opt.add(x <= decl.type.high)
-        if decl.type.low is None:
-            opt.add(x >= 0)
+        if floor is not None:
+            opt.add(x >= floor)
     opt.add(z3.Not(enc.expr(condition)))
     h = opt.maximize(z3.Sum(arr))
     r = opt.check()

@@ -390,6 +390,7 @@ def _memo_key(A, w, stmts) -> tuple:
     return (id(stmts), w.phase, A.range_errors, tuple(w.vars[n] for n in names),
             tuple(w.vars[n] for n in getattr(A, "companions", {}).get(w.phase, ())),
             w.dealer if builtins & {"dealer", "eldest"} else None,
+            w.deal_number if "deal_number" in builtins else None,     # exact when the abstraction keeps it
             w.trick_number if "trick_number" in builtins else None,
             (w.actor, w.trick_leader, w.last_winner) if builtins & {"actor", "leader", "winner"} else None,
             tuple(w.trick_cards) if "led_suit" in builtins or "played" in fns else None,

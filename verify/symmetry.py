@@ -189,6 +189,39 @@ def order_dependent_loop(g: ir.Game, over: tuple[str, ...]) -> str | None:
     return None
 
 
+def seat_by_number(g: ir.Game) -> str | None:
+    """Why a per-player variable is read or written at a seat given by an int expression (``points[k]``,
+    ``points[deal_number % 2] += 1``: seat k, whatever the dealer), which turning the table would change;
+    or None.  (A constant seat is refused with the other constants.)"""
+    per = {v.name: v.per for v in g.vars}
+    stack = [_rule_nodes(g)]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (tuple, list)):
+            stack.extend(n)
+            continue
+        if not is_dataclass(n) or isinstance(n, type):
+            continue
+        if isinstance(n, ir.Index) and isinstance(n.base, ir.VarRef) and n.base.per == "player" and \
+                _kind_of(n.index) == "int":
+            return f"a seat chosen by a number: {ir._expr_text(n)}{_where(n)}"
+        if isinstance(n, ir.ASSIGNS) and n.index is not None and per.get(n.var) == "player" and \
+                _kind_of(n.index) == "int":
+            return f"a seat of '{n.var}' chosen by a number{_where(n)}"
+        stack.extend(getattr(n, f.name) for f in fields(n) if f.name != "span")
+    return None
+
+
+def _kind_of(e) -> str | None:
+    """The kind of an expression's type (int, player, ...), None where the IR node does not carry one."""
+    if isinstance(e, ir.Index):
+        return _kind_of(e.base)
+    if isinstance(e, ir.Neg):
+        return "int"
+    t = getattr(e, "type", None)
+    return t.kind if t is not None else None
+
+
 def dealer_set_in_deal(g: ir.Game) -> str | None:
     """Why the table cannot be turned deal by deal: a ``dealer = P`` statement moves the dealer within a deal,
     and what the abstraction keeps aside for the rest of the deal (the values play entered a phase with) is
@@ -251,6 +284,8 @@ def side_number_misuse(g: ir.Game) -> str | None:
                 return expr(e.args[0], sides, False)
             return None
         if isinstance(e, ir.Index) and isinstance(e.base, ir.VarRef) and e.base.per == "side":
+            if not is_side(e.index, sides):      # got[k], got[deal_number % 2]: a side chosen by a number
+                return f"a side of '{e.base.name}' chosen by a number{_where(e)}"
             return expr(e.base, sides, False) or expr(e.index, sides, True)
         if isinstance(e, ir.BinOp) and e.op in ("==", "!=") and is_side(e.left, sides) and is_side(e.right, sides):
             return expr(e.left, sides, True) or expr(e.right, sides, True)
@@ -276,12 +311,14 @@ def side_number_misuse(g: ir.Game) -> str | None:
         if isinstance(n, ir.For):
             inner = sides | {n.var} if n.over == "sides" else sides - {n.var}
             return node(n.source, sides) or node(n.high, sides) or node(n.body, inner)
-        if isinstance(n, ir.Assign):
+        if isinstance(n, ir.ASSIGNS):
             if n.index is not None:
+                if per.get(n.var) == "side" and not is_side(n.index, sides):   # got[k] = 1
+                    return f"a side of '{n.var}' chosen by a number{_where(n)}"
                 got = expr(n.index, sides, per.get(n.var) == "side")
                 if got:
                     return got
-            return expr(n.value, sides, False)
+            return expr(n.value, sides, False) if isinstance(n, ir.Assign) else node(n.values, sides)
         for f in fields(n):
             if f.name == "span":
                 continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 import networkx as nx
 
 from atout.compiler import ir
+from atout.compiler.resolve import fold_int
 
 from . import smt
 from .checker import Counterexample, Result, Spec, Verifier, without_cyclic_gc
@@ -183,8 +184,13 @@ def _deal_effect_ranking(V: Verifier) -> str | None:
             in_then |= {id(x) for r in g.table(s.table).rows for x in walk(r.body)}
         in_then.add(id(s))
     scored_tables = [s.table for s in walk(then_blocks[0]) if isinstance(s, ir.Score)]
-    everywhere = [s for ph in g.phases for s in phase_stmts(g, ph)]
+    everywhere = [s for ph in g.phases for s in phase_stmts(g, ph)] + \
+        [x for t in g.tables for r in t.rows for x in walk(r.body)]
     if any(isinstance(s, ir.ASSIGNS) and s.var in names and id(s) not in in_then for s in everywhere):
+        return None
+    # the ranking rises in that block: every deal must end there (a deal ended by 'end deal' elsewhere, a
+    # pass, raises nothing, and a match of such deals need not end)
+    if any(isinstance(s, ir.EndDeal) and id(s) not in in_then for s in everywhere):
         return None
     ex, A, err = V.exploration(Spec(precise=True))
     if ex is None or not scored_tables or not A.score_outcomes.get(scored_tables[0]):
@@ -264,16 +270,42 @@ def _deal_count_on(V: Verifier, spec, read: set) -> str | None:
         least = min(mins)
         if least < 1:
             continue
+        decl = A.var_types[var]
+        start = fold_int(decl.init) if decl.init is not None else 0
+        if start is None:
+            continue
+        # a cell of a variable without a lower bound is bounded below only by its start, and only where no
+        # deal takes from it (else one seat can go down for ever while the total rises: points [199, -1])
+        floor = None
+        if decl.type.low is None:
+            if not _cells_never_fall(ex, k):
+                continue
+            floor = start
         try:
-            top = smt.bounded_under(V.game, var, g.match.ends_when, V.budget.rlimit)
+            top = smt.bounded_under(V.game, var, g.match.ends_when, V.budget.rlimit, floor)
         except smt.SolverTimeout:
             top = None
         if top is None:
             continue
-        deals = top // least + 1
-        return (f"{deals} deals: ranking function {top} - total({var}) >= 0 while the match goes on (z3), and "
-                f"every deal adds at least {least} to total({var})")
+        first = start * (len(A.g.sides) if decl.per == "side" else A.n)
+        deals = max(0, top - first) // least + 1
+        return (f"{deals} deals: ranking function {top} - total({var}) >= 0 while the match goes on (z3), "
+                f"total({var}) starts at {first} and every deal adds at least {least} to it")
     return None
+
+
+def _cells_never_fall(ex, k: int) -> bool:
+    """Whether no deal of the graph lowers any cell of the ``k``-th watched variable (every deal end's gain of
+    every cell is surely >= 0): the cells then never fall below their values at the match's start."""
+    for u, v, d in ex.graph.edges(data=True):
+        gains = d.get("end_gains")
+        if gains is None or isinstance(v, tuple) and v and v[0] == ERROR:
+            continue
+        for x in gains[k]:
+            low = x.lo if isinstance(x, Interval) else x
+            if low is None or low < 0:
+                return False
+    return True
 
 
 CHECKERS = {"terminates": check_terminates, "match_terminates": check_match_terminates}
