@@ -220,11 +220,11 @@ CASES = {
     "for over a range of bools": ([_stmt("for i in 1..true { points[dealer] += 0 }")], "E104",
                                   "the end of a 'for' range"),
     "for over a number": ([_stmt("for c in 3 { points[dealer] += 0 }")], "E104", "expected a zone"),
-    "int parameter not constant": ([(PLAY, PLAY + "\n  action d(n: 0..size(stock)) { goto play }")], "E104",
-                                   "the range of an int parameter must be constant"),
-    "int parameter not constant, reported once": ([(PLAY, PLAY + "\n  action d(n: 0..size(stock)) when n > 0 "
-                                                         "{ goto play }")], "E104",
-                                                  "the range of an int parameter must be constant"),
+    "int parameter without a known range": ([(PLAY, PLAY + "\n  action d(n: 0..deal_number) { goto play }")],
+                                            "E104", "a bound of an int parameter must have a known range"),
+    "int parameter without a known range, reported once": ([(PLAY, PLAY + "\n  action d(n: 0..deal_number) when "
+                                                                  "n > 0 { goto play }")], "E104",
+                                                           "a bound of an int parameter must have a known range"),
     "int parameter empty": ([(PLAY, PLAY + "\n  action d(n: 3..1) { goto play }")], "E114", "empty range 3..1"),
     "int parameter too wide": ([(PLAY, PLAY + "\n  action d(n: 0..5000) { goto play }")], "E114",
                                "an int parameter of 5001 values"),

@@ -147,7 +147,9 @@ PROPERTIES = [
     ("`invariant C`", "C in every state where the engine can be observed: a decision, a chance node, the "
                       "end of the match"),
     ("`deal_bound C`", "C on the gains of every deal that ends (or ends the match)"),
-    ("`terminates {PHASES}`", "no play stays in the phases for ever (a rule error also stops it)"),
+    ("`terminates {PHASES}`", "no play stays in the phases for ever within a deal (a rule error also stops it; "
+                              "the end of the deal leaves them, and whether deals go on for ever is "
+                              "`terminates match`)"),
     ("`terminates match`", "no deal goes on for ever and the number of deals is bounded"),
     ("`can_end {PHASES} reach P`", "from every reachable state of the phases the players together can force "
                                    "P whatever chance does, with surely legal moves"),
