@@ -107,6 +107,7 @@ class CompiledState:
         n = super().clone()
         if self.__dict__:
             n.__dict__.update(self.__dict__)
+        n.on_score = None        # a hook watches one match: a bot's look-ahead on a clone must not report to it
         return n
 
     # -- observations: the engine's own text ------------------------------------------------------------------

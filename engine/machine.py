@@ -49,7 +49,7 @@ class Machine:
     ``dealer``, ``trick_number`` (1-based in trick play, 0 before), ``trick_cards``
     (``[(player, card)]`` of the trick on the table), ``trick_leader``, ``to_play``,
     ``last_winner``, ``deal_open``, ``dirty`` (a variable changed since ``ends when`` was checked),
-    ``on_score`` (an optional hook ``f(table, names of the rows that fire)``).
+    ``on_score`` (an optional hook ``f(table, names of the rows that fire)``; a clone starts without it).
     """
 
     # -- domain: values ----------------------------------------------------------------------------

@@ -290,6 +290,7 @@ class State(Machine):
         new.deal_log = list(self.deal_log)
         new.deal_values = list(self.deal_values)
         new.voids = set(self.voids)
+        new.on_score = None       # a hook watches one match: a bot's look-ahead on a copy must not report to it
         return new
 
     def determinized(self, seat: int, deal: dict[int, list[int]]) -> "State":

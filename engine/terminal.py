@@ -107,7 +107,7 @@ class EngineTable:
 
     def why_not(self, state, a, legal):
         if a < self.num_cards:
-            return None
+            return self._card_rule_against(state, a, legal)
         from atout.compiler import span_text
         g = self.game
         name = state.action_to_string(a)
@@ -149,6 +149,35 @@ class EngineTable:
             return f"'{name}' is not allowed now: its condition `{cond}` does not hold " \
                    f"({os.path.basename(sp.path)}:{sp.line})"
         return None
+
+    def _card_rule_against(self, state, card, legal):
+        """Why a card of the hand that the follow rules allow is not legal: the first ``lead c when`` or
+        ``card c when`` rule that was in force (some legal card satisfies it) and that it fails; None when no
+        such rule explains it (then the follow rules do)."""
+        ph = next((p for p in self.game.ir.phases if p.name == state.phase), None)
+        trick = ph.trick if ph is not None else None
+        if trick is None or not trick.card_rules or card in legal or self.game.hand_base is None or \
+                card not in state.zones[self.game.hand_base + state.to_play]:
+            return None
+        leading = not state.trick_cards
+        for r in trick.card_rules:
+            if r.kind == "lead" and not leading:
+                continue
+            try:
+                if state.test(r.condition, {r.var: card}) or \
+                        not any(state.test(r.condition, {r.var: c}) for c in legal if c < self.num_cards):
+                    continue
+            except Exception:        # a condition that cannot be read here: let the follow rules speak
+                return None
+            sp = r.span
+            return f"{self.card_str(card)} may not be played now: the rule `{_card_rule_text(r)}` " \
+                   f"({os.path.basename(sp.path)}:{sp.line}) forbids it while you hold a card it allows"
+        return None
+
+
+def _card_rule_text(r) -> str:
+    from atout.compiler import span_text
+    return span_text(r.span) or f"{r.kind} {r.var} when ..."
 
 
 def _bounds_part(guard, p):

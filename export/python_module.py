@@ -2324,7 +2324,7 @@ _STATE = '''class State:
         n.deal_values = self.deal_values[:]
         n.deal_start = self.deal_start
         n.voids = set(self.voids)
-        n.on_score = self.on_score
+        n.on_score = None       # a hook watches one match, not a look-ahead on its copy
         n._lc = self._lc
         return n
 

@@ -330,6 +330,27 @@ def test_play_refuses_bad_input_with_a_reason_and_asks_again():
     assert out.rstrip().endswith("bye (the match was left unfinished)")
 
 
+def test_play_names_the_lead_rule_that_bars_a_card():
+    """Hearts' first lead must be the 2 of clubs (OpenSpiel's rule; rules/hearts.atout line 92): another card of
+    the hand is refused naming that rule and its line, not the follow rules (a newcomer's report)."""
+    import random
+
+    from atout.engine import load
+    g = load(os.path.join(ROOT, "rules", "hearts.atout"))
+    rng = random.Random(1)
+    s = g.new_initial_state()
+    while s.is_chance_node() or s.phase != "play" or s.trick_cards:
+        s.apply_action(rng.choice(s.chance_outcomes())[0] if s.is_chance_node() else rng.choice(s.legal_actions()))
+    legal = s.legal_actions()
+    assert [s.action_to_string(a) for a in legal] == ["play 2♣"]
+    other = next(c for c in s.zones[g.hand_base + s.to_play] if c not in legal)
+    text = s.action_to_string(other).removeprefix("play ")
+    _, why = parse_choice(g, s, text, legal)
+    assert why == (f"{text} may not be played now: the rule `lead c when trick_number > 1 or c == 2 of clubs or "
+                   f"(can_lead_any_club and suit(c) == clubs)` (hearts.atout:92) forbids it while you hold a card "
+                   f"it allows")
+
+
 def test_play_refuses_a_card_not_in_hand_and_a_card_barred_by_the_follow_rules():
     """On an arranged trick: 10♠ led, the dealer holds A♠ J♠ 8♠ Q♥ K♦ (must play A♠ or J♠)."""
     g = load_game()

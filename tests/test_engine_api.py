@@ -334,3 +334,26 @@ def test_a_random_draw_may_have_more_outcomes_than_the_game_has_actions(compiled
     assert state.action_to_string(37) == "v = 37"
     with pytest.raises(IllegalActionError):
         state.action_to_string(64)
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "interpreter"])
+def test_a_clone_does_not_report_to_the_scoring_hook(compiled):
+    """The ``on_score`` hook watches one match (``atout simulate`` counts the rows that fire through it): a bot's
+    look-ahead on a clone played to the end must not report to it (it did: the greedy bot's searches doubled
+    the rows counted for a newcomer's Sixty-six), while the match itself still does."""
+    game = atout.load(ECARTE, compiled=compiled)
+    rng = random.Random(3)
+    st = game.new_initial_state()
+    fired = []
+    st.on_score = lambda table, rows: fired.append((table, rows))
+
+    def play_out(s):
+        while not s.is_terminal():
+            s.apply_action(rng.choice(s.chance_outcomes())[0] if s.is_chance_node() else rng.choice(s.legal_actions()))
+
+    look_ahead = st.clone()
+    assert look_ahead.on_score is None
+    play_out(look_ahead)
+    assert fired == []
+    play_out(st)
+    assert fired and all(table == "deal_score" and len(rows) == 1 for table, rows in fired)
