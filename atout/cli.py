@@ -437,6 +437,10 @@ def main(argv: list[str] | None = None) -> int:
         from atout.engine import RuleError
         if isinstance(exc, RuleError):
             print(f"atout: rule error: {exc}", file=sys.stderr)
+            i = getattr(exc, "match_index", None)
+            if i is not None:
+                print(f"  in match {i} of the run (0-based) with seed {exc.seed}: 'atout simulate FILE -n {i + 1} "
+                      f"--seed {exc.seed}' with the same bots plays it again", file=sys.stderr)
             return 1
         raise
 

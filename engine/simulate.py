@@ -167,7 +167,11 @@ def _play_indexed(game: Game, i: int, seed: int | None, bot_names: list[str]) ->
     ``random.Random(f"{seed}:{i}")`` alone, so it is the same match in any process, in any order."""
     rng = random.Random(f"{seed}:{i}")
     bots = [make_bot(bot_names[p % len(bot_names)], rng.randrange(2**32)) for p in range(game.players)]
-    return play_match(game, bots, rng)
+    try:
+        return play_match(game, bots, rng)
+    except RuleError as exc:
+        exc.match_index, exc.seed = i, seed      # what reproduces it (the CLI says so)
+        raise
 
 
 def simulate(game: Game, n: int, seed: int | None, bot_names: list[str], on_match=None, jobs: int = 1,

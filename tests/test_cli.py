@@ -625,3 +625,23 @@ def test_replay_step_headers_say_chance_and_the_last_deal(small_record):
     assert f"deal {len(rec['deals'])} ·" in last and "match over" in last
     assert f"| deal {len(rec['deals'])} |" in str(st.state_at(st.length))
     assert st.target("n -3", 5).startswith("! 'n -3': a count of steps is a number")
+
+
+def test_simulate_names_the_match_that_stopped_in_a_rule_error(capsys, tmp_path):
+    """Two tricks of a one-card hand: the second trick finds the players without a card (a newcomer's report:
+    the run stopped without saying which match)."""
+    f = tmp_path / "short.atout"
+    f.write_text("""game short
+players 2
+deck { suits spades hearts  ranks A K }
+zone stock: hidden, home
+zone hand: per player, private
+match var points: int in 0..9 per player = 0
+phase deal { do { gather stock  shuffle stock  deal 1 from stock to hand starting eldest  goto play } }
+phase play { trick { count 2  follow suit  then { points[winner] += 1  end deal } } }
+match { start deal  ends when any(p in players: points[p] >= 3)  returns(p) = points[p] }
+""", encoding="utf-8")
+    assert main(["simulate", str(f), "-n", "3", "--seed", "7"]) == 1
+    err = capsys.readouterr().err
+    assert "rule error: seat 1 has no legal action" in err
+    assert "in match 0 of the run (0-based) with seed 7" in err and "Traceback" not in err
