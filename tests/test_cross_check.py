@@ -152,3 +152,15 @@ def test_a_failure_of_a_table_claim_undermines_both_of_its_names():
                    Result("three_point_cap", "deal_bound", "proved", "exploration")]
         _undermine(results, {"what": "a table fired two rows", "properties": [named]}, {}, props)
         assert [r.verdict for r in results] == ["unknown", "unknown", "proved"], named
+
+
+def test_a_run_is_followed_through_every_node_that_stands_for_it():
+    """Where two explored nodes stand for one concrete state (overlapping intervals: c[0] in -3..3 and -6..0), the
+    run is a path of the graph if some node of the last step has an edge to some node of this one; the
+    cross-check took the first covering node it met and reported a verifier bug that was not (exit 3; found by
+    the seventh audit's fuzzing).  The invariant (c[0] <= 100) holds: every write adds at most a few units."""
+    game = Game(compile_file(os.path.join(ROOT, "tests", "data", "crosscheck", "overlapping_nodes.atout")))
+    cross = CrossCheck()
+    results, _ = verify_game(game, budget=Budget(cross_check=40), cross=cross)
+    assert cross.matches == 40 and not cross.failures, cross.failures[:1]
+    assert {r.name: r.verdict for r in results}["cc"] == "proved"

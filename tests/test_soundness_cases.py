@@ -122,6 +122,8 @@ CASES = [
     ("can_force_uncertain_player", ("f", "f2"), False, {"f": "not refuted", "f2": "proved"}),
     ("goto_start_phase_liveness", None, True, {"once": "refuted"}),
     ("table_rows_read_deal_number", None, True, {"ct": "not proved", "builtin:table:t": "not proved"}),
+    # from the seventh audit: 'ends when' reading holder() was taken for pure (never read again mid-deal)
+    ("ends_when_reads_holder", None, False, {"gb": "refuted"}),
 ]
 
 

@@ -145,10 +145,10 @@ class Abstraction(AbstractEvaluator):
         self.ends_reads = {x.name for x in ends if isinstance(x, ir.VarRef)}
         self.ends_match_only = all(self.var_types[n].scope == "match" for n in self.ends_reads)
         # 'ends when' reads nothing but variables (and deal_number, which only changes when a deal ends, where
-        # the machine checks it anyway): after a write to another variable it is still false
-        self.ends_pure = not any(isinstance(x, ir.ZoneRef) or isinstance(x, ir.Quant) and x.domain is not None or
-                                 isinstance(x, ir.Call) and x.fn in ("size", "top", "has", "tricks", "played") or
-                                 isinstance(x, ir.Builtin) and x.name != "deal_number" for x in ends)
+        # the machine checks it anyway): after a write to another variable it is still false.  A list of what
+        # is pure, not of what is not: a construct added later (or holder(), which reads where a card lies)
+        # makes it impure until it is known to be pure
+        self.ends_pure = all(_pure_part(x) for x in ends)
         # a match of one deal: 'ends when' holds whenever deal_number >= 1, whatever else it reads (z3), so
         # every state before the end is in the first deal, deal_number 0, and the match ends with that deal
         self.one_deal = _one_deal(game, rlimit)
@@ -543,6 +543,26 @@ class StateKey(tuple):
 
     def __reduce__(self):   # a copy recomputes its hash (string hashes differ from one process to the next)
         return StateKey, (tuple(self),)
+
+
+# functions of their arguments alone (no zone, card place or trick state read)
+_PURE_FUNCTIONS = frozenset({"total", "max", "min", "abs", "side", "partner", "left", "right", "seat", "clockwise",
+                             "ord", "color", "suit", "rank"})
+
+
+def _pure_part(x) -> bool:
+    """Whether expression node ``x`` (one of 'ends when''s nodes) reads nothing but variables, constants,
+    locals and deal_number."""
+    if isinstance(x, (ir.Const, ir.VarRef, ir.Local, ir.Index, ir.BinOp, ir.Not, ir.Neg, ir.Cond, ir.InSet,
+                      ir.NextPlayer)):
+        return True
+    if isinstance(x, ir.Quant):
+        return x.domain is None          # over players (or sides): no zone
+    if isinstance(x, ir.Call):
+        return x.fn in _PURE_FUNCTIONS
+    if isinstance(x, ir.Builtin):
+        return x.name == "deal_number"
+    return False
 
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}

@@ -133,13 +133,24 @@ class Coverage:
         return tuple(x for i, x in enumerate(k) if i not in (_SIZES, _TRACKED, _VARS, _GAINS))
 
     def find(self, key):
+        """A node standing for the concrete state of key ``key`` (its own key first), or None."""
         if key in self.ex.states:
             return key
+        for k in self._candidates(key):
+            if key_covers(k, key, self._cards, self._tracked):
+                return k
+        return None
+
+    def find_all(self, key) -> list:
+        """Every node standing for the concrete state of key ``key`` (several where intervals overlap: a
+        narrowed value and a wider one), its own key first."""
+        out = [key] if key in self.ex.states else []
+        out += [k for k in self._candidates(key) if k != key and key_covers(k, key, self._cards, self._tracked)]
+        return out
+
+    def _candidates(self, key):
         if self._index is None:
             self._index = {}
             for k in self.ex.states:
                 self._index.setdefault(self._skeleton(k), []).append(k)
-        for k in self._index.get(self._skeleton(key), ()):
-            if key_covers(k, key, self._cards, self._tracked):
-                return k
-        return None
+        return self._index.get(self._skeleton(key), ())

@@ -115,7 +115,7 @@ def _one_match(V, graphs, checks, rng, steered, main, visited, out, max_steps=No
     game = V.game
     st = game.new_initial_state()
     steps: list[dict] = []
-    prev = {}           # graph id -> node key of the last decision
+    prev = {}           # graph id -> the nodes that stand for the last decision, reached along the run
     last_deal = 0
     for c in checks:
         c.start(st)
@@ -140,20 +140,23 @@ def _one_match(V, graphs, checks, rng, steered, main, visited, out, max_steps=No
             failure = None      # every exploration is checked at this state: each that misses it is wrong
             for gid, gr in graphs.items():
                 key, _, _ = alpha(gr.A, st)
-                node = gr.cov.find(key)
+                nodes = gr.cov.find_all(key)
+                before = prev.get(gid)
+                if nodes and before is not None:    # the run is a path: some node of the last step leads here
+                    nodes = [v for v in nodes if any(_has_step(gr.ex, u, v) for u in before)] or None
                 what = None
-                if node is None:
+                if nodes == []:
                     what = f"a concrete state is not in the abstraction: {_short(key)}"
-                elif prev.get(gid) is not None and not _has_step(gr.ex, prev[gid], node):
+                elif nodes is None:
                     what = "a concrete step is not an edge of the abstraction"
                 if what is not None:
                     if failure is None:
                         failure = {"what": what, "properties": [], "steps": list(steps)}
                     failure["properties"] += [u for u in gr.users if u not in failure["properties"]]
                     continue
-                prev[gid] = node
+                prev[gid] = nodes
                 if gr is main:
-                    visited.add(node)
+                    visited.update(nodes)
             if failure is not None:
                 return failure
             options = legal

@@ -176,9 +176,8 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
         if st.is_chance_node():
             return None
         key = alpha(A, st)[0]
-        if key not in memo:
-            node = cov.find(key)
-            memo[key] = dist.get(node, far) if node is not None else far
+        if key not in memo:     # the nearest of the nodes that stand for it (intervals may overlap)
+            memo[key] = min((dist.get(n, far) for n in cov.find_all(key)), default=far)
         return memo[key]
 
     rng = random.Random(seed)

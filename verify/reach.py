@@ -128,11 +128,11 @@ def _replay_into(V, ex, A, cov, nodes: set, in_scope, order=None, tries: int = 6
         def check(st):
             if st.is_terminal() or st.is_chance_node() or not in_scope(st):
                 return False
-            return cov.find(alpha(A, st)[0]) in nodes
+            return any(n in nodes for n in cov.find_all(alpha(A, st)[0]))
 
         real = V.replay(A, ex, init, edges, check, attempts=min(20, V.budget.replays))
         if real is not None:
-            return real, cov.find(alpha(A, real.state)[0])
+            return real, next(n for n in cov.find_all(alpha(A, real.state)[0]) if n in nodes)
     return None
 
 
