@@ -2548,7 +2548,17 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if not 0 <= args.seat < NUM_PLAYERS:
         ap.error("--seat must be 0..%d" % (NUM_PLAYERS - 1))
-    return play(args.seat, args.seed)
+    try:
+        return play(args.seat, args.seed)
+    except BrokenPipeError:            # the output piped into 'head' and closed: stop quietly, as 'atout play'
+        import os
+        try:    # the interpreter flushes stdout on exit: point it at nothing (Python's documented recipe)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
+    except (KeyboardInterrupt, EOFError):
+        return 130
 
 
 if __name__ == "__main__":
