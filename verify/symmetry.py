@@ -193,22 +193,19 @@ def seat_by_number(g: ir.Game) -> str | None:
     """Why a per-player variable is read or written at a seat given by an int expression (``points[k]``,
     ``points[deal_number % 2] += 1``: seat k, whatever the dealer), which turning the table would change;
     or None.  (A constant seat is refused with the other constants.)"""
+    from .liveness import exprs_of, phase_stmts, walk
+    for top in exprs_of(_rule_nodes(g)):
+        for x in subexprs(top):
+            if isinstance(x, ir.Index) and isinstance(x.base, ir.VarRef) and x.base.per == "player" and \
+                    _kind_of(x.index) == "int":
+                return f"a seat chosen by a number: {ir._expr_text(x)}{_where(x)}"
     per = {v.name: v.per for v in g.vars}
-    stack = [_rule_nodes(g)]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (tuple, list)):
-            stack.extend(n)
-            continue
-        if not is_dataclass(n) or isinstance(n, type):
-            continue
-        if isinstance(n, ir.Index) and isinstance(n.base, ir.VarRef) and n.base.per == "player" and \
-                _kind_of(n.index) == "int":
-            return f"a seat chosen by a number: {ir._expr_text(n)}{_where(n)}"
-        if isinstance(n, ir.ASSIGNS) and n.index is not None and per.get(n.var) == "player" and \
-                _kind_of(n.index) == "int":
-            return f"a seat of '{n.var}' chosen by a number{_where(n)}"
-        stack.extend(getattr(n, f.name) for f in fields(n) if f.name != "span")
+    stmts = [s for ph in g.phases for s in phase_stmts(g, ph)] + \
+        [s for t in g.tables for r in t.rows for s in walk(r.body)]
+    for s in stmts:
+        if isinstance(s, ir.ASSIGNS) and s.index is not None and per.get(s.var) == "player" and \
+                _kind_of(s.index) == "int":
+            return f"a seat of '{s.var}' chosen by a number{_where(s)}"
     return None
 
 
