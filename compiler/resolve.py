@@ -296,8 +296,13 @@ class Scope:
             v, tv = self._expr(e.value, env, None)
             lo = self.check(e.low, env, tv if tv.kind != "error" else INT, "a range bound")
             hi = self.check(e.high, env, tv if tv.kind != "error" else INT, "a range bound")
-            if isinstance(lo, ir.Const) and isinstance(hi, ir.Const) and tv.kind == "int" and lo.value > hi.value:
-                self.rep.error("E114", f"empty range {lo.value}..{hi.value}", sp, "write the lower bound first")
+            if isinstance(lo, ir.Const) and isinstance(hi, ir.Const) and tv.kind in ("int", "rank", "enum") and \
+                    not isinstance(lo.value, bool) and not isinstance(hi.value, bool) and lo.value > hi.value and \
+                    (tv.kind == "int" or hi.value >= 0):     # (none, -1, is no rank or enum value)
+                what = "" if tv.kind == "int" else (" (ranks go from the weakest to the strongest)" if
+                                                     tv.kind == "rank" else " (in the order the values are declared)")
+                self.rep.error("E114", f"empty range {lo.text or lo.value}..{hi.text or hi.value}{what}", sp,
+                               "write the lower bound first")
             return (ir.BinOp("and", ir.BinOp(">=", v, lo, BOOL, sp), ir.BinOp("<=", v, hi, BOOL, sp), BOOL, sp),
                     BOOL)
         if isinstance(e, S.InSet):

@@ -225,6 +225,9 @@ CASES = {
     "int parameter without a known range, reported once": ([(PLAY, PLAY + "\n  action d(n: 0..deal_number) when "
                                                                   "n > 0 { goto play }")], "E104",
                                                            "a bound of an int parameter must have a known range"),
+    "rank range empty (K..Q: ranks rise from the weakest)": (
+        [_stmt("if rank(top(stock)) in A..K { points[dealer] += 0 }")], "E114",
+        "empty range A..K (ranks go from the weakest to the strongest)"),
     "int parameter empty": ([(PLAY, PLAY + "\n  action d(n: 3..1) { goto play }")], "E114", "empty range 3..1"),
     "int parameter too wide": ([(PLAY, PLAY + "\n  action d(n: 0..5000) { goto play }")], "E114",
                                "an int parameter of 5001 values"),
