@@ -122,6 +122,7 @@ def exhaustive(state, goal, max_states: int = 20_000):
             continue
         for a in options:
             nxt = st.clone()
+            nxt.on_score = st.on_score        # a goal may read the rows the continuation fires
             try:
                 nxt.apply_action(a)
             except RuleError:
@@ -199,6 +200,7 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
             used[0] += len(pool)
             for a in pool:
                 nxt = st.clone()
+                nxt.on_score = st.on_score    # the look-ahead is watched too: 'found' reads the rows it fires
                 if before_step is not None:
                     before_step()
                 try:
