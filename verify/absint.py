@@ -735,6 +735,11 @@ class AbstractState(Machine):
             cell, other, op = self._int_cell(e.right, env), e.left, _FLIP[op]
             if cell is None:
                 return
+        name, i = cell
+        row = self.vars[name]
+        cur = row if i is None else row[i]
+        if cur.__class__ is int:
+            return                           # exact already (the common case): nothing to narrow
         vals = self.A.values(other, self, env)
         if not vals or any(v.__class__ is not int and v.__class__ is not Interval or v.__class__ is bool
                            for v in vals):
@@ -756,9 +761,6 @@ class AbstractState(Machine):
             lo, hi = o_lo, o_hi
         else:
             return                           # !=: an interval has no hole
-        name, i = cell
-        row = self.vars[name]
-        cur = row if i is None else row[i]
         c_lo, c_hi = lo_of(cur), hi_of(cur)
         n_lo = c_lo if lo is None else (lo if c_lo is None else max(c_lo, lo))
         n_hi = c_hi if hi is None else (hi if c_hi is None else min(c_hi, hi))
@@ -812,9 +814,11 @@ class AbstractState(Machine):
             var = A.var_types.get(e.base.name)
             if var is None or var.per is None or var.scope != "deal" or var.type.kind != "int":
                 return None
-            idx = self.A.values(e.index, self, env)
             row = self.vars.get(e.base.name)
-            if len(idx) != 1 or idx[0].__class__ is not int or row.__class__ is not tuple \
+            if row.__class__ is not tuple or all(x.__class__ is int for x in row):
+                return None                  # every cell exact: nothing to narrow
+            idx = self.A.values(e.index, self, env)
+            if len(idx) != 1 or idx[0].__class__ is not int \
                     or not 0 <= idx[0] < len(row) or row[idx[0]].__class__ not in (int, Interval):
                 return None
             return e.base.name, idx[0]
