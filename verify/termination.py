@@ -287,7 +287,7 @@ def _deal_count_on(V: Verifier, spec, read: set) -> str | None:
             top = None
         if top is None:
             continue
-        first = start * (len(A.g.sides) if decl.per == "side" else A.n)
+        first = start * (len(A.g.sides) if decl.per == "side" else A.n if decl.per == "player" else 1)
         deals = max(0, top - first) // least + 1
         return (f"{deals} deals: ranking function {top} - total({var}) >= 0 while the match goes on (z3), "
                 f"total({var}) starts at {first} and every deal adds at least {least} to it")
