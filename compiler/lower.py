@@ -478,16 +478,16 @@ class _Lowering:
                                f"compiled")
                 return None
             low, high = lo_b[0], hi_b[1]
-            if low > high or (isinstance(lo, ir.Const) and isinstance(hi, ir.Const) and lo.value > hi.value):
-                self.rep.error("E114", f"empty range {lo_b[0]}..{hi_b[1]}", p.span,
-                               f"write the lower bound first: {hi_b[1]}..{lo_b[0]}")
+            if low > high:
+                self.rep.error("E114", f"empty range {low}..{high}", p.span, f"write the lower bound first: "
+                                                                            f"{high}..{low}")
                 return None
             if high - low >= 1000:
                 self.rep.error("E114", f"an int parameter of {high - low + 1} values (at most 1,000)", p.span)
                 return None
-            dynamic = (None if isinstance(lo, ir.Const) else lo), (None if isinstance(hi, ir.Const) else hi)
-            return ir.Param("domain", p.name, Type("int", low, high), low=dynamic[0], high=dynamic[1],
-                            span=p.span)
+            # the bounds read from the state stay on the parameter until _actions writes them into the guard
+            return ir.Param("domain", p.name, Type("int", low, high), low=None if isinstance(lo, ir.Const) else lo,
+                            high=None if isinstance(hi, ir.Const) else hi, span=p.span)
         t = scope.type_of_name(p.type_name or "")
         if t is None or t.kind in ("card", "rank"):
             self.rep.error("E104", f"an action parameter ranges over a suit, a player, an enum or numbers "

@@ -130,8 +130,9 @@ class EngineTable:
             return f"'{name}' belongs to another phase (now: {state.phase})"
         guard = act.guard
         p = act.param
-        if p is not None and p.kind == "domain" and p.type.kind == "int" and _bounds_part(guard, p) is not None:
-            bounds, guard = _bounds_part(guard, p)   # bid(n: 0..hand_size): the compiler put the bounds first
+        parts = _bounds_part(guard, p) if p is not None and p.kind == "domain" and p.type.kind == "int" else None
+        if parts is not None:
+            bounds, guard = parts     # bid(n: 0..hand_size): the compiler put the bounds first
             try:
                 inside = state.test(bounds, {p.name: slot.value})
             except Exception:      # a bound that cannot be read here: let the condition speak

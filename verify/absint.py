@@ -28,8 +28,7 @@ from atout.engine.evaluate import RuleError
 from atout.engine.machine import RANDOM_DRAW, Machine
 
 from .abstract_eval import AbstractEvaluator, ExprError
-from .symmetry import (dealer_set_in_deal, order_dependent_loop, seat_by_number, side_number_misuse, side_turns,
-                       suit_order_read)
+from .symmetry import dealer_set_in_deal, order_dependent_loop, side_number_misuse, side_turns, suit_order_read
 from .values import (ANON, DEAD, DEAL_START, ERROR, FORGOT, IN_DEAD, MATCH_OVER, NONE, TOP_INT, UNKNOWN,
                      Interval, add, clamp, compare, hi_of, is_top, join, lo_of, uniq, widen, widen_gain)
 
@@ -218,8 +217,8 @@ class Abstraction(AbstractEvaluator):
         if self.side_turn is None:
             self.rotation_refused = "the sides are not turned into sides by every turn of the table"
             return False
-        self.rotation_refused = side_number_misuse(g) or seat_by_number(g) or \
-            order_dependent_loop(g, ("players", "sides")) or dealer_set_in_deal(g)
+        self.rotation_refused = side_number_misuse(g) or order_dependent_loop(g, ("players", "sides")) or \
+            dealer_set_in_deal(g)
         if self.rotation_refused is not None:
             return False
         if any(a.param is not None and a.param.kind == "domain" and a.param.type.kind == "player"

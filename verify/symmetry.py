@@ -189,36 +189,6 @@ def order_dependent_loop(g: ir.Game, over: tuple[str, ...]) -> str | None:
     return None
 
 
-def seat_by_number(g: ir.Game) -> str | None:
-    """Why a per-player variable is read or written at a seat given by an int expression (``points[k]``,
-    ``points[deal_number % 2] += 1``: seat k, whatever the dealer), which turning the table would change;
-    or None.  (A constant seat is refused with the other constants.)"""
-    from .liveness import exprs_of, phase_stmts, walk
-    for top in exprs_of(_rule_nodes(g)):
-        for x in subexprs(top):
-            if isinstance(x, ir.Index) and isinstance(x.base, ir.VarRef) and x.base.per == "player" and \
-                    _kind_of(x.index) == "int":
-                return f"a seat chosen by a number: {ir._expr_text(x)}{_where(x)}"
-    per = {v.name: v.per for v in g.vars}
-    stmts = [s for ph in g.phases for s in phase_stmts(g, ph)] + \
-        [s for t in g.tables for r in t.rows for s in walk(r.body)]
-    for s in stmts:
-        if isinstance(s, ir.ASSIGNS) and s.index is not None and per.get(s.var) == "player" and \
-                _kind_of(s.index) == "int":
-            return f"a seat of '{s.var}' chosen by a number{_where(s)}"
-    return None
-
-
-def _kind_of(e) -> str | None:
-    """The kind of an expression's type (int, player, ...), None where the IR node does not carry one."""
-    if isinstance(e, ir.Index):
-        return _kind_of(e.base)
-    if isinstance(e, ir.Neg):
-        return "int"
-    t = getattr(e, "type", None)
-    return t.kind if t is not None else None
-
-
 def dealer_set_in_deal(g: ir.Game) -> str | None:
     """Why the table cannot be turned deal by deal: a ``dealer = P`` statement moves the dealer within a deal,
     and what the abstraction keeps aside for the rest of the deal (the values play entered a phase with) is

@@ -14,6 +14,7 @@ from atout.compiler import ir
 from atout.compiler.resolve import fold_int
 
 from . import smt
+from .absint import _width
 from .checker import Counterexample, Result, Spec, Verifier, without_cyclic_gc
 from .properties import phase_of, size_note, stopped
 from .values import ERROR, Interval, is_interval
@@ -287,7 +288,7 @@ def _deal_count_on(V: Verifier, spec, read: set) -> str | None:
             top = None
         if top is None:
             continue
-        first = start * (len(A.g.sides) if decl.per == "side" else A.n if decl.per == "player" else 1)
+        first = start * _width(A, var)
         deals = max(0, top - first) // least + 1
         return (f"{deals} deals: ranking function {top} - total({var}) >= 0 while the match goes on (z3), "
                 f"total({var}) starts at {first} and every deal adds at least {least} to it")
