@@ -168,3 +168,28 @@ def test_a_run_is_followed_through_every_node_that_stands_for_it(monkeypatch):
     first_only = CrossCheck()
     verify_game(game, budget=Budget(cross_check=40), cross=first_only)
     assert first_only.failures and first_only.failures[0]["what"] == "a concrete step is not an edge of the abstraction"
+
+
+def test_an_interval_reaching_a_class_of_the_widening_takes_all_of_it():
+    """The widening keeps ``-t-1..t`` exact and merges the values beyond into ``[t+1, oo)`` and
+    ``(-oo, -t-2]``; a concrete value there is keyed by its class, so an interval that reaches a class must
+    hold all of it, or no node stands for that value (``[-4..-2]`` with ``t = 2`` missed a concrete -4)."""
+    from atout.verify.values import Interval, covers, widen
+    for t in range(4):
+        for lo in range(-9, 10):
+            for hi in range(lo, 10):
+                wide = widen(Interval(lo, hi), t)
+                for v in range(lo, hi + 1):
+                    assert covers(wide, widen(v, t)), (t, lo, hi, v, wide)
+
+
+def test_a_run_below_the_exact_values_of_a_variable_is_followed():
+    """The seventh audit's fuzzed game g114: before the widening took whole classes, the cross-check reported
+    a concrete step missing from the abstraction (a false alarm, exit 3); both properties hold (exhaustive
+    engine search of its 723 states) and are proved."""
+    game = Game(compile_file(os.path.join(ROOT, "tests", "data", "crosscheck", "widened_boundary.atout")))
+    cross = CrossCheck()
+    results, _ = verify_game(game, budget=Budget(cross_check=40), cross=cross)
+    assert cross.matches >= 24 and not cross.failures, cross.failures[:1]
+    assert {r.name: r.verdict for r in results if not r.name.startswith("builtin:")} == \
+        {"c0_lt": "proved", "c1_lt": "proved"}

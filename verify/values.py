@@ -137,9 +137,9 @@ def widen(v, t: int):
         lo, hi = v.lo, v.hi
         if lo is not None and lo > t + 1:
             lo = t + 1
-        if hi is not None and hi > t + 1:
+        if hi is not None and hi > t:           # reaches the class [t+1, oo): takes all of it
             hi = None
-        if lo is not None and lo < -t - 2:
+        if lo is not None and lo < -t - 1:      # reaches the class (-oo, -t-2]: takes all of it
             lo = None
         if hi is not None and hi < -t - 2:
             hi = -t - 2
