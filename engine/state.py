@@ -160,9 +160,19 @@ class State(Machine):
         rules leave him no move; ``atout verify`` reports it as ``builtin:no_dead_end``)."""
         legal = self.legal_actions()
         if not legal and not self.terminal and not self.pending:
-            raise RuleError(f"seat {self.actor} has no legal action ({self._where()}): every action's condition "
-                            f"is false; check the 'when' conditions of the phase's actions")
+            raise RuleError(f"seat {self.actor} has no legal action ({self._where()}): {self._dead_end_why()}")
         return legal
+
+    def _dead_end_why(self) -> str:
+        """Why the player to act has no legal action: an empty hand in a trick phase (the follow and card
+        rules never bar every card of a hand), else conditions that are all false."""
+        g = self.game
+        if g.phases[self.phase].kind == "trick" and self.selecting is None and g.hand_base is not None \
+                and not self.zones[g.hand_base + self.to_play]:
+            return (f"it is seat {self.to_play}'s turn to play to trick {self.trick_number} and "
+                    f"{g.zone_slots[g.hand_base + self.to_play].label} is empty; check that the deal gives each "
+                    f"player a card for every trick of the phase (its 'count')")
+        return "every action's condition is false; check the 'when' conditions of the phase's actions"
 
     def apply_action(self, action: int) -> None:
         """Apply ``action`` (a legal action id, or a chance outcome at a chance node).

@@ -1621,6 +1621,7 @@ class _Gen:  # noqa: PLR0904 - one method per IR construct
             f"SLOT_TEXT = {tuple(s.text for s in g.action_slots)!r}",
             f"DONE = {E.done_action if E.done_action is not None else -999}",
             f"PHASE_NAMES = {tuple(p.name for p in g.phases)!r}",
+            f"TRICK_PHASES = {frozenset(p.name for p in g.phases if p.kind == 'trick')!r}",
             f"PHASE_INDEX = {dict((p.name, i) for i, p in enumerate(g.phases))!r}",
             f"PHASE_VERB = {verbs!r}",
             f"VAR_NAMES = {tuple(v.name for v in g.vars)!r}",
@@ -2188,9 +2189,16 @@ _STATE = '''class State:
         """The legal actions at a decision, or a RuleError when the player to act has none (a dead end)."""
         legal = self.legal_actions()
         if not legal and not self.terminal and not self.pending:
-            raise RuleError("seat %d has no legal action (%s): every action's condition is false; check the "
-                            "'when' conditions of the phase's actions" % (self.actor, self._where()))
+            raise RuleError("seat %d has no legal action (%s): %s" % (self.actor, self._where(), self._dead_end_why()))
         return legal
+
+    def _dead_end_why(self):
+        """Why the player to act has no legal action: an empty hand in a trick phase, else false conditions."""
+        if self.phase in TRICK_PHASES and self.selection is None and HAND >= 0 and not self.zones[HAND + self.to_play]:
+            return ("it is seat %d's turn to play to trick %d and %s is empty; check that the deal gives each "
+                    "player a card for every trick of the phase (its 'count')"
+                    % (self.to_play, self.trick_number, SLOT_LABEL[HAND + self.to_play]))
+        return "every action's condition is false; check the 'when' conditions of the phase's actions"
 
     def is_dead_end(self):
         """A decision where the player to act has no legal action."""

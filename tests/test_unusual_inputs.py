@@ -270,6 +270,34 @@ def test_a_player_with_no_legal_action_is_a_rule_error_at_the_terminal(tmp_path)
         play_terminal(load(str(rules)), seat=1, bot="random", seed=1, input_fn=lambda p: "1", out=io.StringIO())
 
 
+SHORT_HANDS = """game short_hands
+players 2
+deck { suits spades hearts  ranks A K Q }
+zone stock: hidden, home
+zone hand: per player, private
+match var points: int in 0..10 per player = 0
+phase deal { do { gather stock  shuffle stock  deal 1 from stock to hand starting eldest  goto play } }
+phase play { trick { count 2  follow suit  then { points[winner] += 1  end deal } } }
+match { first dealer seat(0)  start deal  ends when deal_number >= 2  returns(p) = points[p] }
+"""
+
+
+def test_a_trick_phase_out_of_cards_names_the_empty_hand(tmp_path):
+    """One card each and two tricks: after the first trick its winner (seat 0 or 1) must lead from an empty
+    hand.  Every engine says so, rather than that the phase's conditions are all false."""
+    rules = tmp_path / "short.atout"
+    rules.write_text(SHORT_HANDS)
+    mod = export_python(rules, tmp_path, "short_hands_module")
+    for game in (load(str(rules)), load(str(rules), compiled=False), mod.Game()):
+        st = game.new_initial_state()
+        with pytest.raises(Exception, match=r"has no legal action \(phase 'play', deal 1, after 4 actions\): it is "
+                           r"seat [01]'s turn to play to trick 2 and hand\[[01]\] is empty; check that the deal "
+                           r"gives each player a card for every trick") as info:
+            while not st.is_terminal():
+                st.apply_action(st.decision_actions()[0] if not st.is_chance_node() else st.legal_actions()[0])
+        assert type(info.value).__name__ == "RuleError"
+
+
 def test_a_match_that_never_ends_is_a_rule_error():
     import random as _r
     from atout.engine.bots import RandomBot
