@@ -236,11 +236,17 @@ class State(Machine):
         self._apply(action, legal[action])
         self._settle()
 
-    def action_to_string(self, action: int, player: int | None = None) -> str:
+    def action_to_string(self, player_or_action: int, action: int | None = None) -> str:
         """Text of an action in this state: ``play K♠``, ``discard 7♥``, ``I propose``, ``deal Q♦``.
-        Raises IllegalActionError for an id that is no action of the game (not in 0..num_distinct_actions-1),
-        or at a ``random`` draw no outcome of it (its outcomes may outnumber the game's actions)."""
+        Called as OpenSpiel's: ``action_to_string(action)`` or ``action_to_string(player, action)`` (``player``
+        0-based, -1 for chance; the text does not depend on it).  Raises IllegalActionError for an id that is no
+        action of the game (not in 0..num_distinct_actions-1), at a ``random`` draw no outcome of it (its
+        outcomes may outnumber the game's actions); ValueError for a player who is no seat."""
         g = self.game
+        if action is None:
+            action = player_or_action
+        elif player_or_action != -1:
+            self._check_seat(player_or_action)
         action = _action_id(action)
         if self.pending and self.pending[0][0] == RANDOM_DRAW:
             name, _, values, weights, _ = self.pending[0][1]

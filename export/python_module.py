@@ -2265,9 +2265,15 @@ _STATE = '''class State:
         if b != REST:
             _settle(self, b)
 
-    def action_to_string(self, action, player=None):
-        """Text of an action in this state: 'play K♠', 'discard 7♥', 'I propose', 'deal Q♦'.  Raises
-        IllegalActionError for an id that is no action of the game."""
+    def action_to_string(self, player_or_action, action=None):
+        """Text of an action in this state: 'play K♠', 'discard 7♥', 'I propose', 'deal Q♦'.  Called as
+        OpenSpiel's: action_to_string(action) or action_to_string(player, action) (player 0-based, -1 for
+        chance; the text does not depend on it).  Raises IllegalActionError for an id that is no action of
+        the game, ValueError for a player who is no seat."""
+        if action is None:
+            action = player_or_action
+        elif player_or_action != -1:
+            _check_seat(player_or_action)
         if action.__class__ is not int:
             action = _action_id(action)
         if self.pending and self.pending[0][0] == RANDOM_DRAW:   # (its outcomes may outnumber the actions)

@@ -61,6 +61,25 @@ def test_decisions_are_named(ecarte):
     assert s.action_to_string(card(ecarte, "9♠")) == "deal 9♠"
 
 
+def test_action_to_string_takes_openspiels_arguments(ecarte, tmp_path):
+    """OpenSpiel's State.action_to_string is (action) or (player, action): the engine and the exported module
+    read two arguments in that order (they once took (action, player) and named the wrong action silently)."""
+    from _agreement import export_python
+    mod = export_python(ECARTE, tmp_path, "ecarte_args_module")
+    dealt = ecarte.new_initial_state()
+    arrange_deal(dealt, "7♠ 8♠ 7♦ 8♦ 7♣", "K♠ Q♠ K♦ Q♦ K♣", "7♥")
+    play = named(ecarte, "play")
+    for s in (dealt, mod.Game().new_initial_state()):
+        for a in dealt.history():
+            if s is not dealt:
+                s.apply_action(a)
+        assert s.current_player() == 1
+        assert s.action_to_string(1, play) == s.action_to_string(play) == "I play"
+        assert s.action_to_string(-1, play) == "I play"
+        with pytest.raises(ValueError, match="no seat 2"):
+            s.action_to_string(2, play)
+
+
 @pytest.mark.parametrize("what, where", [("accept", "declare"), ("done", "declare"), ("announce_king", "declare")])
 def test_illegal_named_action_names_the_action_and_the_phase(ecarte, what, where):
     s = ecarte.new_initial_state()
