@@ -22,7 +22,8 @@ from atout.verify.explore import Explorer
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ["rules/ecarte.atout", "rules/ecarte_classic.atout", "tests/data/every_construct.atout",
-         "tests/data/family_constructs.atout", "tests/data/trump_order.atout", "tests/data/card_blind.atout"]
+         "tests/data/family_constructs.atout", "tests/data/trump_order.atout", "tests/data/card_blind.atout",
+         "tests/data/param_bounds/shrinking_bids.atout"]
 
 
 def _graph(game, spec, reuse: bool, fast: bool = True):

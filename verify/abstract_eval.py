@@ -147,8 +147,9 @@ class AbstractEvaluator:
         return [v]
 
     def values(self, e: ir.Expr, w, env: dict) -> list:
-        """:meth:`eval` for the machine's own reads, memoised when ``e`` reads nothing but variables and the
-        dealer (a skip rule, ``ends when``): equal values of those give equal results.  While pins are set
+        """:meth:`eval` for the machine's own reads, memoised when ``e`` reads nothing but variables, the
+        dealer and the locals of ``env`` (a skip rule, ``ends when``, a bid's condition on its parameter): equal
+        values of those give equal results.  While pins are set
         (a pinned read is a choice), see :meth:`_pinned`.  The list returned may be shared: callers must not
         change it."""
         if w.pins is not None:
@@ -156,7 +157,7 @@ class AbstractEvaluator:
             # stays exact); only a read with several values is evaluated again, its closed parts pinned
             vals = self.eval_unpinned(e, w, env)
             return vals if len(vals) <= 1 else self.eval(e, w, env)
-        if env or not self.memoize:
+        if not self.memoize:
             return self.eval(e, w, env)
         reads = self._pure.get(id(e), _MISSING)
         if reads is _MISSING:
@@ -166,6 +167,12 @@ class AbstractEvaluator:
         names, dealer = reads
         vars_ = w.vars
         k = (id(e), w.dealer if dealer else None, *[vars_[n] for n in names])
+        if env:     # an action's parameter, a loop's variable: its value is part of what the read depends on
+            k += tuple(env.items())
+            try:
+                hash(k)
+            except TypeError:
+                return self.eval(e, w, env)
         got = self._memo.get(k)
         if got is None:
             got = self._memo[k] = self.eval(e, w, env)
