@@ -124,6 +124,13 @@ CASES = [
     ("table_rows_read_deal_number", None, True, {"ct": "not proved", "builtin:table:t": "not proved"}),
     # from the seventh audit: 'ends when' reading holder() was taken for pure (never read again mid-deal)
     ("ends_when_reads_holder", None, False, {"gb": "refuted"}),
+    # from the eighth audit: the chance nodes of a phase (a do phase's only states) were not states of it
+    ("chance_rest_do_phase", None, True,
+     {"ce": "refuted", "cf": "refuted", "builtin:no_trap": "refuted", "vac": "not proved"}),
+    ("chance_rest_after_draw", None, True,
+     {"ce": "refuted", "cf": "refuted", "ce2": "refuted", "builtin:no_trap": "refuted"}),
+    ("chance_rest_error_in_do_phase", None, False,
+     {"ce": "refuted", "cf": "refuted", "cs": "refuted", "hand2": "refuted", "hand1": "proved"}),
 ]
 
 

@@ -358,3 +358,17 @@ def test_history_is_a_list_and_callable_as_in_openspiel(both_states):
         h = st.history()
         h.append(99)                     # a copy, as OpenSpiel's
         assert st.history() == [first] and st.clone().history() == [first]
+
+
+def test_a_draw_from_a_zone_known_empty_gives_a_verdict_not_a_failure():
+    """Verified for one property, the abstraction reached a draw from a zone it knew to be empty (a size it
+    had forgotten let the draw start) and the verifier failed; ``a = random 0..2`` makes ``a <= 1`` false."""
+    from atout.compiler import compile_file
+    from atout.engine import Game
+    from atout.verify.cli import verify_game
+    game = Game(compile_file(str(Path(__file__).resolve().parent / "data" / "draw_known_empty.atout")))
+    for name in ("i0_le", "i0_okhi"):
+        results, _ = verify_game(game, names=[name], builtins=False)
+        (r,) = [x for x in results if x.name == name]
+        assert "failed" not in r.method, r.method
+        assert r.verdict == ("refuted" if name == "i0_le" else "proved"), (name, r.verdict, r.method)

@@ -239,3 +239,18 @@ def test_cli_bad_input(tmp_path):
     out = subprocess.run([sys.executable, "-m", "atout.cli", "verify", str(tmp_path / "missing.atout")],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 2 and "E120" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_an_unknown_shows_its_abstract_counterexample(tmp_path, capsys):
+    """A newcomer's unknown said only 'abstract counterexample only': the detail now gives the abstract path and
+    the values the property reads as the abstraction holds them (here the match variable is any value, as
+    docs/verify.md says), in --json, the report and a text file under --trace-out."""
+    from atout.cli import main
+    path = os.path.join(ROOT, "tests", "data", "unknown_match_invariant.atout")
+    assert main(["verify", path, "--property", "small", "--json"]) == 1      # not every verdict is proved
+    (r,) = [x for x in json.loads(capsys.readouterr().out)["properties"] if x["name"] == "small"]
+    assert r["verdict"] == "unknown" and r["detail"].startswith("abstract counterexample (1 move from")
+    assert "a deal starts" in r["detail"] and "points = (any, any)" in r["detail"]
+    assert main(["verify", path, "--property", "small", "--trace-out", str(tmp_path)]) == 1
+    assert "small (unknown): abstract counterexample" in " ".join(capsys.readouterr().out.split())
+    assert "points = (any, any)" in (tmp_path / "small.abstract.txt").read_text(encoding="utf-8")

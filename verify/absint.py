@@ -1031,6 +1031,11 @@ class AbstractState(Machine):
             return
         tr, anon = self.A.cards_in(self, src)
         options = tr + ([ANON] if anon is None or anon > 0 else [])
+        if not options:
+            # the zone's cards are known to be none, though what let the draw start (a size the abstraction
+            # forgot) did not say so: a state no play may have, or a draw from an empty zone, which the
+            # engine refuses; an error outcome over-approximates both (never a proof of anything false)
+            raise RuleError("a draw from a zone the abstraction knows to be empty")
         if anon is None and len(options) > 1:
             self.exact = False     # whether an anonymous card is left is not known
         c = self.choose(options, chance=True)

@@ -265,6 +265,9 @@ def _write_traces(folder, game, rules, results, findings, cross, options=None):
         if options:
             rec["options"] = dict(options)
         _write_record(folder, name, rec)
+    for r in results:       # an unknown's abstract counterexample: no play to replay, a text to read
+        if r.verdict == "unknown" and r.detail.startswith("abstract counterexample"):
+            _write_text(folder, f"{r.name}.abstract", f"{r.name} ({r.kind}): unknown\n{r.method}\n\n{r.detail}\n")
     for i, f in enumerate(cross.failures):
         rec = {"format": RECORD_FORMAT, "game": game.name, "rules": rules, "seed": None, "match": 0,
                "bots": ["cross-check"] * game.players, "steps": f["steps"], "property": "cross-check",
@@ -275,11 +278,16 @@ def _write_traces(folder, game, rules, results, findings, cross, options=None):
 
 
 def _write_record(folder, name, rec):
-    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)
-    path = os.path.join(folder, f"{safe}.jsonl")
+    _write_text(folder, name, json.dumps(rec, ensure_ascii=False) + "\n", ".jsonl")
+
+
+def _write_text(folder, name, text, suffix=".txt"):
+    """Write ``text`` to ``folder/NAME{suffix}`` (the name made safe) whole or not at all."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+    path = os.path.join(folder, f"{safe}{suffix}")
     fd, tmp = tempfile.mkstemp(dir=folder, suffix=".part")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        fh.write(text)
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o666 & ~umask)
@@ -347,6 +355,9 @@ def _print_report(game, rules, results, findings, seconds, cross, work=None):
                     f"(shown: the end of the prefix and one cycle; --json or --trace-out give every step)")
         for line in ce.play_by_play:
             print("  " + line)
+    for r in results:
+        if r.verdict == "unknown" and r.detail.startswith("abstract counterexample"):
+            c.print(f"\n[bold]{r.name}[/] (unknown): {_escape(r.detail)}")
     if findings:
         c.print("\n[bold]findings[/]")
         for f in findings:

@@ -13,6 +13,7 @@ import random
 from dataclasses import dataclass
 
 from atout.engine.evaluate import RuleError
+from atout.engine.machine import RANDOM_DRAW
 from atout.engine.state import IllegalActionError
 
 from .values import ANON
@@ -132,6 +133,11 @@ class _Relabel:
 
 def _draws(st, steps, events, tracked, rng, sigma):
     for ev in events:
+        if ev[0] == "random":     # 'VAR = random {...}': outcome i of the list, the engine's chance action i
+            if not st.is_chance_node() or st.pending[0][0] != RANDOM_DRAW:
+                raise _Fail("expected a 'random' chance node")
+            _record(st, steps, ev[2])
+            continue
         if ev[0] != "draw":
             continue
         _, src, dst, c = ev

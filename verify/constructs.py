@@ -151,13 +151,18 @@ PROPERTIES = [
                               "the end of the deal leaves them, and whether deals go on for ever is "
                               "`terminates match`)"),
     ("`terminates match`", "no deal goes on for ever and the number of deals is bounded"),
-    ("`can_end {PHASES} reach P`", "from every reachable state of the phases the players together can force "
-                                   "P whatever chance does, with surely legal moves"),
+    ("`can_end {PHASES} reach P`", "from every reachable state of the phases (a decision, or a chance node: a "
+                                   "`do` phase such as `{deal}` rests only at its shuffles, draws and `random`s) "
+                                   "the players together can force P whatever chance does, with surely legal "
+                                   "moves; a chance node inside a move is covered when every outcome of the move "
+                                   "is; phases where play never rests give unknown, not a vacuous proof"),
     ("`can_force X {PHASES} reach P`", "the same for player X alone, whatever the others and chance do"),
     ("`complete TABLE`", "exactly one row applies to every outcome reachable at `score TABLE`"),
     ("`reachable`", "every phase and action is taken in seeded engine runs"),
-    ("`conserves {PHASES} reach P where C`", "no card gained or lost, no rule error in the phases, C on every "
-                                             "arrival at P from them"),
+    ("`conserves {PHASES} reach P where C`", "no card gained or lost, no rule error raised in the phases, C on "
+                                             "every arrival at P from them (the first state of P where play "
+                                             "rests, a decision or a chance node, after a state of the phases); "
+                                             "no arrival at all gives unknown"),
 ]
 
 

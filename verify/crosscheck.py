@@ -288,7 +288,7 @@ class _Arrival(_Check):
         came = self.phase
         self.phase = st.phase
         p = self.prop
-        if st.phase == p.target and came in p.phases and p.expr is not None and not st.is_chance_node():
+        if st.phase == p.target and came in p.phases and p.expr is not None and not st.is_terminal():
             if not holds_concretely(self.V, p.expr, st):
                 return f"the proved condition of '{self.name}' fails on reaching '{p.target}'"
         return None

@@ -86,6 +86,11 @@ class Explored:
     match_bounds: dict | None = None
     # the highest value of each counter of a coarse abstraction, proved over the graph (Explorer._check_counters)
     counter_bounds: dict = field(default_factory=dict)
+    # (key, move) -> the phases of the chance nodes that the move's effects pass: the engine rests at a chance
+    # node too (a state of its phase that no graph node stands for); see reach.chance_rests
+    chance_rests: dict = field(default_factory=dict)
+    # (key, message) -> the phases the rule error was raised in by a move from that node
+    error_phases: dict = field(default_factory=dict)
 
     @property
     def transitions(self) -> int:
@@ -137,9 +142,10 @@ class _Reached:
     function of the state and of the node the move started from, and the reuse is taken only where that
     node cannot change the answer (no widening against it, no phase with frozen variables)."""
 
-    __slots__ = ("events", "end_gains", "exact", "ctr", "sid", "node")
+    __slots__ = ("events", "end_gains", "exact", "ctr", "sid", "node", "phase")
 
-    def __init__(self, events, end_gains, exact, ctr, sid, node):
+    def __init__(self, events, end_gains, exact, ctr, sid, node, phase):
+        self.phase = phase
         self.events = events
         self.end_gains = end_gains
         self.exact = exact
@@ -177,11 +183,17 @@ class Explorer:
         self.max_states = max_states
         self.max_transitions = max_transitions     # None: no bound (a count, never a time or a memory size)
         self.deadline = deadline
-        self.monitors = list(monitors)  # f(kind, raw AbstractState, source key, move)
+        # f(kind, raw AbstractState, source key, move); the last records the phases of the chance nodes
+        self.monitors = list(monitors) + [self._see_chance]
+        self._chance_phases: set = set()    # phases of the chance nodes the move being run has passed
         self.steps = 0
         self.edges = 0                  # edges added to the graph
         self._summaries: dict = {}      # (state at a 'then' block, exact) -> its outcomes (see _summary)
         self._summary_root = None
+
+    def _see_chance(self, kind, st, src_key, move) -> None:
+        if kind == "chance":
+            self._chance_phases.add(st.phase)
 
     # -- choices ------------------------------------------------------------------------------------
     def fork(self, st: AbstractState, fn):
@@ -262,7 +274,7 @@ class Explorer:
                 node = nodes[i]
                 if node is not None and not _gains_only(node[0], src_key) or kind == "over" or \
                         kind.startswith("error:"):
-                    out.append((_Reached(s.events + st.events, st.end_gains, st.exact, st.ctr, sid, node), kind))
+                    out.append((_Reached(s.events + st.events, st.end_gains, st.exact, st.ctr, sid, node, st.phase), kind))
                     continue
             c = st.clone()
             c.events = s.events + st.events
@@ -619,9 +631,12 @@ class Explorer:
                             results.append((s, "error:" + str(err)))
                         else:
                             items.append(s)
+                    self._chance_phases = set()
                     results += self.settle(items, key, move) if items else []
                 except Unsupported as exc:
                     raise ExplorationLimit(f"the abstraction cannot model {exc}") from None
+                if self._chance_phases:
+                    ex.chance_rests[(key, move)] = frozenset(self._chance_phases)
                 for st, kind in results:
                     self._edge(G, ex, key, move, st, kind, sure, states, frontier, seen_edges)
 
@@ -703,6 +718,7 @@ class Explorer:
         if node not in G:
             G.add_node(node)
         ex.errors.append((key, msg, move))
+        ex.error_phases.setdefault((key, msg), set()).add(key[0])
         G.add_edge(key, node, move=move, events=(), exact=False, sure=False, end_gains=None, perm=None, rot=0)
         self.edges += 1
 
@@ -724,6 +740,7 @@ class Explorer:
                 G.add_node(succ)
             if not any(e[0] == key and e[1] == msg for e in ex.errors[-8:]):
                 ex.errors.append((key, msg, move))
+            ex.error_phases.setdefault((key, msg), set()).add(st.phase)
         elif reached:
             succ, perm, rot = st.node
         else:

@@ -108,7 +108,12 @@ class InvariantMonitor:
 
 
 class ArrivalMonitor:
-    """``conserves {PHASES} reach P where C``: C on every arrival at P from a state in PHASES."""
+    """``conserves {PHASES} reach P where C``: C on every arrival at P from a state in PHASES.
+
+    An arrival is a state of P where play rests (a decision or a chance node) reached by a move that starts
+    at a decision of PHASES or passes a chance node of PHASES (a do phase rests only at its chance nodes).
+    Every state of P such a move rests at is checked, not only the first: more than the arrivals, never
+    fewer."""
 
     def __init__(self, A, prop: ir.Property):
         self.A = A
@@ -116,12 +121,18 @@ class ArrivalMonitor:
         self.phases = set(prop.phases)
         self.checked = 0
         self.violations: list = []
+        self._via = (None, None)     # (source key, move) of the move that last passed a chance node of PHASES
         from .liveness import players_bound
         self._players = players_bound(A.game, prop.expr) if prop.expr is not None else range(0)
 
     def __call__(self, kind, st, src, move):
-        if kind != "decision" or st.phase != self.prop.target or not isinstance(src, tuple) or \
-                src[0] not in self.phases:
+        if kind == "chance" and st.phase in self.phases:
+            self._via = (src, move)
+            return
+        if kind == "over" or st.phase != self.prop.target:
+            return
+        if not (isinstance(src, tuple) and src[0] in self.phases) and \
+                not (self._via[0] is src and self._via[1] is move):
             return
         self.checked += 1
         if self.prop.expr is None or len(self.violations) >= MAX_KEPT:

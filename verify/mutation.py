@@ -218,7 +218,7 @@ def concrete_violations(game, matches: int = 200, seed: int = 0, max_steps: int 
                 if p.kind == "invariant" and not holds_concretely(V, p.expr, st):
                     note(p.name, steps, "the invariant is false here")
                 elif p.kind == "conserves" and p.expr is not None and st.phase == p.target and \
-                        prev_phase in p.phases and not st.is_chance_node() and not holds_concretely(V, p.expr, st):
+                        prev_phase in p.phases and not st.is_terminal() and not holds_concretely(V, p.expr, st):
                     note(p.name, steps, "the condition is false on reaching the target")
             while fired:
                 t, rows = fired.pop(0)

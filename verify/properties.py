@@ -13,7 +13,7 @@ from atout.engine.evaluate import RuleError
 from . import smt
 from .checker import MAX_TRACKED, TIMEOUT_NOTE, Counterexample, Result, Spec, Verifier, tracked_cards
 from .playouts import search_matches
-from .values import ERROR, TOP_INT, Interval, add, compare
+from .values import DEAL_START, ERROR, TOP_INT, Interval, add, compare
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
@@ -60,8 +60,74 @@ def holds_concretely(V: Verifier, expr: ir.Expr, st) -> bool:
         return False
 
 
-def refute_at(V, ex, A, prop, src, move, check, note, kind=None) -> Result:
-    """Replay a path to ``src`` and ``move``'s successors; refuted when ``check`` holds at the end."""
+def abstract_detail(V, ex, A, src, expr=None, move=None, last: int = 12) -> str:
+    """What an unknown verdict rests on: the last moves (at most ``last``) of the shortest abstract path to the
+    node ``src`` (then ``move``, where the violation lies, when given) and, at ``src``, the phase, the player
+    to move, the zone sizes and the values of the variables ``expr`` reads (every deal variable when None),
+    as the abstraction holds them (``[lo..hi]`` an interval, ``any`` any int, ``?`` a value it does not
+    keep).  A starting
+    point for a reader, not a play: no engine replayed it."""
+    found = V.path_to(ex, {src}) if src is not None else None
+    w = ex.states.get(src) if src is not None else None
+    if found is None or w is None:
+        return "abstract counterexample: at the start of the match"
+    _, edges, _ = found
+    g = V.game
+    steps = [_move_text(g, d.get("move")) for d in edges]
+    if move is not None:
+        steps.append(_move_text(g, move) + " (the violation lies in this move or where it leads)")
+    shown = steps[-last:]
+    path = ("... " if len(steps) > len(shown) else "") + "; ".join(shown)
+    names = sorted(_vars_read(expr)) if expr is not None else [v.name for v in V.g.vars if v.scope == "deal"]
+    values = [f"{n} = {_abstract_value(w.vars[n])}" for n in names if n in w.vars]
+    sizes = [f"{slot.name}{'' if slot.owner is None else f'[{slot.owner}]'}: {_size_text(n)}"
+             for slot, n in zip(g.zone_slots, w.sizes)]
+    who = w.player_to_move() if w.phase != DEAL_START else None
+    return (f"abstract counterexample ({len(steps)} move{'' if len(steps) == 1 else 's'} from the start of the "
+            f"match; seats counted as the "
+            f"abstraction counts them, from the dealer when it turns the table): {path or 'none'}; "
+            f"before the last move: phase '{w.phase}'" +
+            (f", seat {who} to move" if isinstance(who, int) and who >= 0 else "") +
+            (f"; {', '.join(values)}" if values else "") + f"; zone sizes {', '.join(sizes)}")
+
+
+def _move_text(g, m) -> str:
+    if m is None:
+        return "?"
+    seat = f"seat {m.actor}" if m.actor is not None and m.actor >= 0 else "chance"
+    if m.kind == "start":
+        return "a deal starts"
+    if m.kind in ("play", "card", "choose"):
+        card = g.card_str(m.value) if isinstance(m.value, int) and m.value >= 0 else "an untracked card"
+        verb = "plays" if m.kind == "play" else f"{m.action}"
+        return f"{seat} {verb} {card}"
+    if m.kind == "named":
+        return f"{seat} {m.action}" + (f"({m.value})" if m.value is not None else "")
+    return f"{seat} {m.action or m.kind} (done)"
+
+
+def _vars_read(expr) -> set:
+    from .liveness import subexprs
+    return {x.name for x in subexprs(expr) if isinstance(x, ir.VarRef)}
+
+
+def _abstract_value(v) -> str:
+    if isinstance(v, tuple) and not isinstance(v, Interval):
+        return "(" + ", ".join(_abstract_value(x) for x in v) + ")"
+    if v is None:
+        return "?"
+    if isinstance(v, Interval):
+        return "any" if v.lo is None and v.hi is None else repr(v)
+    return str(v)
+
+
+def _size_text(n) -> str:
+    return "?" if n is None or n < 0 else str(n)
+
+
+def refute_at(V, ex, A, prop, src, move, check, note, kind=None, validate=None) -> Result:
+    """Replay a path to ``src`` and ``move``'s successors; refuted when ``check`` holds at the end (and
+    ``validate(realization)``, when given, holds of the replayed steps)."""
     kind = kind or prop.kind
     if src is None:
         return Result(prop.name, kind, "unknown", "an abstract violation at the start of the match")
@@ -72,7 +138,7 @@ def refute_at(V, ex, A, prop, src, move, check, note, kind=None) -> Result:
     outs = [d for _, _, d in ex.graph.out_edges(src, data=True) if d["move"] == move] if move is not None else []
     for last in (outs[:6] or [None]):
         real = V.replay(A, ex, init, edges + ([last] if last is not None else []), check)
-        if real is not None:
+        if real is not None and (validate is None or validate(real)):
             return Result(prop.name, kind, "refuted", "exhaustive exploration found a violation; the engine "
                           "replayed it", counterexample=trace(V, real, note=note))
     return None
@@ -109,7 +175,7 @@ def check_invariant(V: Verifier, prop: ir.Property) -> Result:
                       "match realised it", counterexample=trace(V, real, note="the invariant fails here"))
     return Result(prop.name, prop.kind, "unknown", f"the abstraction ({size_note(ex, A)}) has a violation that "
                   f"neither its replay nor {V.budget.search_steps} steps of seeded engine searches realised {SEARCH_HINT}",
-                  detail="abstract counterexample only")
+                  detail=abstract_detail(V, ex, A, mon.violations[0][1], prop.expr, mon.violations[0][2]))
 
 
 def _total_invariant(V: Verifier, prop: ir.Property) -> Result | None:
@@ -198,24 +264,47 @@ def check_conserves(V: Verifier, prop: ir.Property) -> Result:
     if not ok:
         return Result(prop.name, prop.kind, "refuted", f"an effect changes the number of cards: {where}")
     for src, msg, move in ex.errors:
-        if phase_of(src) in phases:
+        if ex.error_phases.get((src, msg), {phase_of(src)}) & phases:     # the phase the error was raised in
             return refute_error(V, ex, A, prop, src, msg, move)
     mon = V.monitor(prop.name, ex) if prop.target is not None else None
     count = mon.checked if mon is not None else 0
     if mon is not None and mon.violations:
-        check = (lambda st: st.phase == prop.target and not holds_concretely(V, prop.expr, st))
         for kind, src, move in mon.violations:
-            r = refute_at(V, ex, A, prop, src, move, check, f"the condition fails on reaching '{prop.target}'")
+            r = refute_at(V, ex, A, prop, src, move, lambda st: st.phase == prop.target,
+                          f"the condition fails on reaching '{prop.target}'",
+                          validate=lambda real: _arrival_fails(V, prop, real.steps))
             if r is not None:
                 return r
         return Result(prop.name, prop.kind, "unknown", f"the abstraction has an arrival at '{prop.target}' where "
                       f"the condition may fail, which the engine could not replay")
+    if mon is not None and count == 0:
+        return Result(prop.name, prop.kind, "unknown",
+                      f"no arrival at '{prop.target}' from {{{', '.join(prop.phases)}}} in the abstraction "
+                      f"({size_note(ex, A)}), so the condition would hold of no state at all: check that play "
+                      f"rests in those phases (a decision, or a chance node: a shuffle, a draw, 'random') and "
+                      f"goes from them to '{prop.target}'")
     return Result(prop.name, prop.kind, "proved",
                   f"inductive invariant by SMT (z3: all {n_checked} card-moving effects preserve the total of "
                   f"{V.game.num_cards} cards); exhaustive exploration ({size_note(ex, A)}): no rule error in "
                   f"{{{', '.join(prop.phases)}}}"
                   + (f", and the condition holds on all {count} ways of reaching '{prop.target}'"
                      if prop.target else ""))
+
+
+def _arrival_fails(V, prop, steps) -> bool:
+    """Whether the engine, replaying ``steps``, rests in a state of a phase of ``prop.phases`` and next in a
+    state of ``prop.target`` where the condition fails (a concrete violation of ``conserves ... reach``)."""
+    st = V.game.new_initial_state()
+    for s in steps:
+        before = st.phase if not st.is_terminal() else None
+        try:
+            st.apply_action(s["action"])
+        except RuleError:
+            return False
+        if before in prop.phases and st.phase == prop.target and not st.is_terminal() and \
+                not holds_concretely(V, prop.expr, st):
+            return True
+    return False
 
 
 def refute_error(V, ex, A, prop, src, msg, move, kind=None) -> Result:
@@ -624,7 +713,10 @@ def _deal_bound_on(V: Verifier, prop: ir.Property, spec: Spec, final: bool = Tru
             return refined
     return Result(prop.name, prop.kind, "unknown",
                   f"the abstraction ({size_note(ex, A)}) has a violating path that neither its replay nor "
-                  f"{V.budget.search_steps} steps of seeded engine searches realised {SEARCH_HINT}", detail="abstract counterexample only")
+                  f"{V.budget.search_steps} steps of seeded engine searches realised {SEARCH_HINT}",
+                  detail=abstract_detail(V, ex, A, bad_edges[0][0], prop.expr, bad_edges[0][2].get("move")) +
+                  f"; the deal's gains at its end ({', '.join(A.watch)}): "
+                  f"{_abstract_value(bad_edges[0][2].get('end_gains'))}")
 
 
 def _zero_sum_var(e) -> str | None:
@@ -863,7 +955,8 @@ def check_reachable(V: Verifier, prop: ir.Property) -> Result:
                  if a.param is not None and a.param.kind == "domain")
     return Result(prop.name, prop.kind, "proved",
                   f"every phase and action was taken or legal in seeded engine runs (concrete witnesses), "
-                  f"{sum(len(p.actions) for p in V.g.phases)} actions in {len(V.g.phases)} phases"
+                  f"{_count(sum(len(p.actions) for p in V.g.phases), 'action')} in "
+                  f"{_count(len(V.g.phases), 'phase')}"
                   + (f", every one of the {values} parameter values of actions included" if values else ""))
 
 
@@ -982,3 +1075,8 @@ CHECKERS = {
     "invariant": check_invariant,
     "conserves": check_conserves,
 }
+
+
+def _count(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless ``n`` is 1 ('1 action', '3 phases')."""
+    return f"{n} {noun if n == 1 else noun + 's'}"

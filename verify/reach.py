@@ -14,7 +14,7 @@ from .alpha import Coverage, alpha
 from .checker import Counterexample, Result, Verifier
 from .graphs import coreachable, escape_region, must_attractor, strategy_move
 from .properties import automatic_target, phase_of, size_note, stopped, trace
-from .values import DEAL_START, MATCH_OVER
+from .values import DEAL_START, ERROR, MATCH_OVER
 
 
 def check_can_end(V: Verifier, prop) -> Result:
@@ -52,28 +52,179 @@ def check_can_force(V: Verifier, prop) -> Result:
 
 def _check_reach(V: Verifier, prop, coalition, who: str, maybe_coalition=None) -> Result:
     """``coalition(node, actor)``: the node's move is surely the coalition's (the attractor, a proof);
-    ``maybe_coalition``: it may be (the escape region, a refutation; default ``coalition``)."""
+    ``maybe_coalition``: it may be (the escape region, a refutation; default ``coalition``).
+
+    The states of the phases are their decisions (graph nodes) and their chance nodes, where the engine rests
+    too, inside a move's effects (:func:`chance_rests`): a do phase's only states are its chance nodes."""
     ex, A, err = V.exploration(V.spec_for(prop))
     if ex is None:
         return stopped(prop.name, prop.kind, err)
     G = ex.graph
+    phases = set(prop.phases)
     targets = {k for k in ex.states if phase_of(k) == prop.target}
-    loop = [k for k in ex.states if phase_of(k) in prop.phases]
+    loop = [k for k in ex.states if phase_of(k) in phases]
+    rests = chance_rests(ex, phases)
     attr = must_attractor(G, targets, coalition, maybe_dead=ex.maybe_dead, cases=ex.cases)
     missing = [u for u in loop if u not in attr]
-    if not missing:
+    open_rests = [um for um, outs in rests.items() if not outs <= attr]
+    where = f"{{{', '.join(prop.phases)}}}"
+    if not missing and not open_rests:
+        if not loop and not rests:
+            return vacuous(prop, ex, A)
         return Result(prop.name, prop.kind, "proved",
                       f"attractor on the abstraction ({size_note(ex, A)}): from all {len(loop)} reachable "
-                      f"states of {{{', '.join(prop.phases)}}}, {who} can force reaching '{prop.target}' "
-                      f"(only surely legal moves; chance and what the abstraction cannot tell adversarial)")
-    r = refute_reach(V, ex, A, prop.name, prop.kind, targets, set(missing), maybe_coalition or coalition,
-                     lambda st: st.phase in prop.phases and not st.is_terminal(), prop.target)
-    if r is not None:
-        return r
+                      f"decision states of {where}{_rests_note(rests)}, {who} can force reaching "
+                      f"'{prop.target}' (only surely legal moves; chance and what the abstraction cannot tell "
+                      f"adversarial)")
+    if missing:
+        r = refute_reach(V, ex, A, prop.name, prop.kind, targets, set(missing), maybe_coalition or coalition,
+                         lambda st: st.phase in phases and not st.is_terminal(), prop.target)
+        if r is not None:
+            return r
+    if open_rests:
+        W = escape_region(G, targets, maybe_coalition or coalition, maybe_dead=ex.maybe_dead, cases=ex.cases)
+        r = refute_at_chance(V, ex, A, prop.name, prop.kind, open_rests, attr, phases,
+                             lambda st: (lambda s: s.phase == prop.target), f"'{prop.target}'", W=W)
+        if r is not None:
+            return r
     return Result(prop.name, prop.kind, "unknown",
                   f"attractor on the abstraction ({size_note(ex, A)}) misses {len(missing)} of {len(loop)} "
-                  f"states, and no state was found from which the others surely keep play away from "
-                  f"'{prop.target}': the abstraction may be too coarse to show a strategy")
+                  f"decision states" + (f" and the chance nodes of {len(open_rests)} of {len(rests)} move(s) "
+                                        f"(some outcome of the move is not shown to reach it)" if rests else "")
+                  + f", and no state was found from which the others surely keep play away from "
+                    f"'{prop.target}': the abstraction may be too coarse to show a strategy")
+
+
+def vacuous(prop, ex, A) -> Result:
+    """Unknown: the exploration saw no state of the property's phases, so a proof would be vacuous."""
+    return Result(prop.name, prop.kind, "unknown",
+                  f"play never rests in {{{', '.join(prop.phases)}}} in the abstraction ({size_note(ex, A)}): no "
+                  f"decision and no chance node there, so the property would hold of no state at all; name the "
+                  f"phases where play rests (a do phase without a shuffle, a draw or 'random' never rests)")
+
+
+def _rests_note(rests: dict) -> str:
+    return f" and the chance nodes inside {len(rests)} move(s)" if rests else ""
+
+
+def chance_rests(ex, phases: set | None) -> dict:
+    """``{(node, move): outcomes}`` for every move of the graph whose effects pass a chance node of one of
+    ``phases`` (every phase: None).  The engine rests at a chance node (a state of its phase, with chance to
+    move), but no graph node stands for it; every continuation from it ends at an outcome of its move, so
+    it surely reaches a set of nodes when all the move's outcomes are in it (an over-approximation of its
+    own outcomes, which the graph does not keep apart)."""
+    adj = ex.successors()
+    out = {}
+    for (u, m), phs in ex.chance_rests.items():
+        if phases is None or phs & phases:
+            out[(u, m)] = {v for v, keyed in adj[u].items() if any(d["move"] == m for d in keyed.values())}
+    return out
+
+
+def refute_at_chance(V, ex, A, name, kind, open_rests, attr, phases, goal_for, goal_text, W=None,
+                     chance_helps=False, tries: int = 6):
+    """A refutation at a chance node of ``phases`` inside one of the moves ``open_rests`` (``[(node, move)]``,
+    some outcome outside ``attr``), or None.  The engine replays a path through the move to one of its
+    outcomes outside ``attr``; at each chance node of the phases on the way (after the move's decision)
+    it searches every continuation for ``goal_for(state)(later state)``: none reaches it (a trap), or,
+    unless ``chance_helps``, chance has an outcome after which play stops, none reaches it, or the other
+    side's escape region ``W`` holds play (a node that stands for the state)."""
+    cov = Coverage(ex, A)
+    rank = {u: i for i, u in enumerate(_by_depth(V, ex, {u for u, _ in open_rests}))}
+    adj = ex.successors()
+    tried = 0
+    for u, m in sorted(open_rests, key=lambda um: rank.get(um[0], len(rank))):
+        if tried >= tries:
+            break
+        found = V.path_to(ex, {u})
+        if found is None:
+            continue
+        tried += 1
+        init, edges, _ = found
+        outs = [(v, d) for v, keyed in adj[u].items() if v not in attr for d in keyed.values() if d["move"] == m]
+        for v, d in outs[:3]:
+            err = isinstance(v, tuple) and bool(v) and v[0] == ERROR
+            real = V.replay(A, ex, init, edges + [d], None if err else (lambda st: True), expect_error=err,
+                            attempts=min(20, V.budget.replays))
+            if real is None:
+                continue
+            r = _trap_at_chance(V, A, cov, real.steps, phases, goal_for, goal_text, W, chance_helps, name, kind)
+            if r is not None:
+                return r
+    return None
+
+
+def _trap_at_chance(V, A, cov, steps, phases, goal_for, goal_text, W, chance_helps, name, kind):
+    from atout.engine.evaluate import RuleError
+    from .concretize import Realization
+    from .playouts import exhaustive
+    last = max((i for i, s in enumerate(steps) if s["player"] >= 0), default=-1)
+    st = V.game.new_initial_state()
+    found = []      # (steps before it, chance state of the phases)
+    for i, s in enumerate(steps + [None]):
+        if i > last and st.is_chance_node() and (phases is None or st.phase in phases):
+            found.append((i, st.clone()))
+        if s is None:
+            break
+        try:
+            st.apply_action(s["action"])
+        except RuleError:
+            break
+    for i, c in reversed(found):
+        goal = goal_for(c)
+        here = f"this chance node (a state of '{c.phase}': the engine rests there for chance to move)"
+        if exhaustive(c, goal, max_states=5_000) is False:
+            real = Realization(steps[:i], c, i)
+            return Result(name, kind, "refuted", f"from {here} no continuation reaches {goal_text}: the engine "
+                          f"searched every one (every action and chance outcome)",
+                          counterexample=trace(V, real, note=f"a trap: every continuation stops before "
+                                                             f"{goal_text}"))
+        if chance_helps:
+            continue
+        for path, r, how in _chance_to_rest(c, goal):
+            if how == "rest":
+                if exhaustive(r, goal, max_states=5_000) is False:
+                    how = f"a state from which no continuation reaches {goal_text}"
+                elif W is not None and any(n in W for n in cov.find_all(alpha(A, r)[0])):
+                    how = (f"a state from which the other side keeps play away from {goal_text} whatever the "
+                           f"coalition does (a strategy on the abstraction using only surely legal moves)")
+                else:
+                    continue
+            prefix = steps[:i] + path
+            real = Realization(prefix, r, i)
+            return Result(name, kind, "refuted", f"at {here} chance may move to {how}, never reaching "
+                          f"{goal_text} (chance is the other side)",
+                          counterexample=trace(V, real, note=f"chance's outcome leads to {how}"))
+    return None
+
+
+def _chance_to_rest(c, goal, limit: int = 200):
+    """``[(chance steps, state, how)]``: the chance outcomes from concrete chance node ``c`` followed to the next
+    state where a player decides (``how`` 'rest'), play stops (the end of the match 'the match ends', a
+    rule error 'a rule error', the state None), leaving out those that meet ``goal`` on the way; at most
+    ``limit`` outcomes."""
+    from atout.engine.evaluate import RuleError
+    out = []
+    stack = [([], c)]
+    while stack and len(out) < limit:
+        path, st = stack.pop()
+        for a, _ in st.chance_outcomes():
+            nxt = st.clone()
+            step = {"player": -1, "action": a, "text": st.action_to_string(a)}
+            try:
+                nxt.apply_action(a)
+            except RuleError:
+                out.append((path + [step], None, "a rule error (play stops)"))
+                continue
+            if goal(nxt):
+                continue
+            if nxt.is_terminal():
+                out.append((path + [step], nxt, "the end of the match"))
+            elif nxt.is_chance_node():
+                stack.append((path + [step], nxt))
+            else:
+                out.append((path + [step], nxt, "rest"))
+    return out
 
 
 def refute_reach(V, ex, A, name, kind, targets, missing, coalition, in_scope, goal_text, chance_helps=False,
@@ -261,23 +412,34 @@ def check_no_trap(V: Verifier, ex, A, note) -> Result:
                           cases=ex.cases)
     # a dead end (no legal action) is a trap too: nothing can end the deal from it
     missing = {u for u in ex.states if u not in attr and u not in targets}
-    if not missing:
+    rests = chance_rests(ex, None)
+    open_rests = [um for um, outs in rests.items() if not outs <= attr]
+    if not missing and not open_rests:
         return Result("builtin:no_trap", "can_end", "proved",
                       f"exhaustive exploration ({note}): from every reachable state a deal can surely still end "
                       f"(an attractor using only surely legal moves and outcomes that exist in every concrete "
-                      f"state)")
+                      f"state; a chance node inside a move, from every outcome of the move)")
+
     def goal_for(start):
         n0 = len(start.deal_log)     # the deal in progress ends, or the match
         return lambda st: st.is_terminal() or len(st.deal_log) > n0
 
-    r = refute_reach(V, ex, A, "builtin:no_trap", "can_end", targets, missing, lambda u, a: True,
-                     lambda st: not st.is_terminal(), "the end of a deal", chance_helps=True, goal=goal_for)
-    if r is not None:
-        return r
+    if missing:
+        r = refute_reach(V, ex, A, "builtin:no_trap", "can_end", targets, missing, lambda u, a: True,
+                         lambda st: not st.is_terminal(), "the end of a deal", chance_helps=True, goal=goal_for)
+        if r is not None:
+            return r
+    if open_rests:
+        r = refute_at_chance(V, ex, A, "builtin:no_trap", "can_end", open_rests, attr, None, goal_for,
+                             "the end of a deal", chance_helps=True)
+        if r is not None:
+            return r
     r = _trap_before_error(V, goal_for)
     if r is not None:
         return r
     return Result("builtin:no_trap", "can_end", "unknown",
-                  f"{len(missing)} abstract states are not shown to reach the end of a deal (what the abstraction "
+                  f"{len(missing)} abstract states" + (f" and the chance nodes inside {len(open_rests)} move(s)"
+                                                       if open_rests else "") +
+                  f" are not shown to reach the end of a deal (what the abstraction "
                   f"cannot tell, e.g. a write that may leave a variable's range, may stop them), and no trap "
                   f"was replayed")

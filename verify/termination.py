@@ -100,6 +100,12 @@ def check_terminates(V: Verifier, prop: ir.Property) -> Result:
         return stopped(prop.name, prop.kind, err)
     nodes = {k for k in ex.states if phase_of(k) in prop.phases}
     lasso, H = find_lasso(V, ex, nodes)
+    if lasso is None and not nodes:
+        return Result(prop.name, prop.kind, "proved",
+                      f"exhaustive exploration ({size_note(ex, A)}): no decision is taken in "
+                      f"{{{', '.join(prop.phases)}}}; play rests there at most at chance nodes inside a move, and "
+                      f"automatic phases that could go round through chance would have stopped the exploration "
+                      f"(unknown), so no play stays there for ever")
     if lasso is None:
         # acyclic: explain with a ranking function found by z3
         edges = [(_features(A, ex.states[u]), u[0], _features(A, ex.states[v]), v[0]) for u, v in H.edges()]
