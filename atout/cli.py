@@ -74,12 +74,14 @@ def _warn(g) -> None:
 def cmd_check(args) -> int:
     g = _compile(args)
     phases = len(g.phases)
-    actions = sum(len(p.actions) for p in g.phases) + sum(1 for p in g.phases if p.kind == "trick")
+    actions = sum(len(p.actions) for p in g.phases)       # named actions; a trick phase's play is not one
+    tricks = sum(1 for p in g.phases if p.kind == "trick")
     def n(k, one, many=None):
         return f"{k} {one if k == 1 else many or one + 's'}"
     print(f"{args.file}: ok: game '{g.name}' ({g.title}): {n(g.players, 'player')}, {n(g.deck.size, 'card')} "
-          f"({n(len(g.deck.suits), 'suit')} x {n(len(g.deck.ranks), 'rank')}), {n(phases, 'phase')}, "
-          f"{n(actions, 'action')}, {n(len(g.tables), 'scoring table')}, {n(len(g.options), 'option')}, "
+          f"({n(len(g.deck.suits), 'suit')} x {n(len(g.deck.ranks), 'rank')}), {n(phases, 'phase')}"
+          f"{f' ({tricks} of tricks)' if tricks else ''}, "
+          f"{n(actions, 'named action')}, {n(len(g.tables), 'scoring table')}, {n(len(g.options), 'option')}, "
           f"{n(len(g.properties), 'property', 'properties')}, {n(g.num_distinct_actions, 'distinct action id')}")
     from atout.compiler.variants_diff import describe_variant
     for line in describe_variant(args.file):
@@ -159,6 +161,12 @@ def cmd_simulate(args) -> int:
     progress = Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                         console=err, transient=True,
                         disable=not err.is_terminal or args.no_progress or args.quiet)
+    # stderr not a terminal (a log file, CI): no bar, but a line at the start and at every tenth of the matches
+    lines = not err.is_terminal and not args.no_progress and not args.quiet
+    step = max(1, args.n // 10)
+    if lines:
+        print(f"simulating {args.n} match{'es' if args.n != 1 else ''} of {game.name} ({', '.join(bots)}): a line "
+              f"every {step} match{'es' if step != 1 else ''}", file=sys.stderr, flush=True)
     import contextlib
     import time
     t0 = time.perf_counter()
@@ -180,6 +188,8 @@ def cmd_simulate(args) -> int:
                                         options_of(args))
                     record_fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 progress.advance(task)
+                if lines and ((i + 1) % step == 0 or i + 1 == args.n):
+                    print(f"simulated {i + 1}/{args.n} matches", file=sys.stderr, flush=True)
 
             with _terminate_as_interrupt():
                 stats = simulate(game, args.n, args.seed, bots, on_match, jobs=jobs, ray=use_ray,
@@ -335,8 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play the matches as Ray tasks: on the cluster at ADDRESS (HOST:PORT, auto), or on a "
                         "Ray instance started here when ADDRESS is left out; records are those of a serial run "
                         "(needs the [ray] extra)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is drawn on stderr only "
-                   "when stderr is a terminal)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (drawn on stderr when it is a "
+                   "terminal) and no progress lines (printed when it is not)")
     p.add_argument("--quiet", action="store_true", help="nothing on stderr but errors (no progress bar, no "
                    "Ray log lines)")
     p.set_defaults(func=cmd_simulate)

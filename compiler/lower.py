@@ -42,6 +42,13 @@ def _ir_nodes(x):
             stack.extend(getattr(x, f.name) for f in fields(x))
 
 
+def has_error(x) -> bool:
+    """Whether IR ``x`` holds a part already refused (an error constant, or a variable whose type was refused):
+    what is built of it is not reported again."""
+    return any(getattr(n, "type", None) == ERROR for n in _ir_nodes(x)
+               if isinstance(n, (ir.Const, ir.VarRef)))
+
+
 DONE_SLOT = "done"
 
 
@@ -245,21 +252,26 @@ class _Lowering:
                                "choose another name" + (", e.g. 'table'" if z.name == TRICK_ZONE else ", e.g. 'won'")
                                + ("" if any(p.trick is not None for p in self.rf.phases) else
                                   " (a game without a 'trick' phase has no such zone, and the name stays reserved)"))
+                scope.bad_names.add(z.name)     # its uses are not reported again
                 continue
             vis = z.visibility
             if vis == "":
                 self.rep.error("E116", f"zone '{z.name}' needs a visibility: private, public or hidden", z.span)
+                scope.bad_names.add(z.name)
                 continue
             if "," in vis:
                 self.rep.error("E116", f"zone '{z.name}' has two visibilities ({vis.replace(',', ' and ')})", z.span)
+                scope.bad_names.add(z.name)
                 continue
             if z.per and z.per != "player":
                 self.rep.error("E116", f"zones are 'per player', not 'per {z.per}'", z.span)
+                scope.bad_names.add(z.name)
                 continue
             if vis == "private" and z.per is None:
                 at = next((sp for a, sp in z.attr_spans if a == "private"), z.span)
                 self.rep.error("E116", f"zone '{z.name}' is private but has no owner", at,
                                "add 'per player' or make it hidden or public")
+                scope.bad_names.add(z.name)
                 continue
             if z.home:
                 homes.append(z)
@@ -384,7 +396,7 @@ class _Lowering:
                 rep.error("E115", f"phase '{p.name}' plays tricks, so its actor is the player to play",
                           p.actor.span, "remove 'actor'")
             hand = scope.zones.get("hand")
-            if hand is None or not hand.per_player:
+            if (hand is None or not hand.per_player) and "hand" not in scope.bad_names:   # refused: reported
                 rep.error("E115", f"phase '{p.name}' plays tricks from each player's 'hand', and there is no "
                                   "per-player zone 'hand'", p.trick.span, "declare zone hand: per player, private")
             trick = self._trick(scope, p)
@@ -461,7 +473,7 @@ class _Lowering:
             hi = scope.check(p.high, env, INT, "the largest value of a parameter")
             lo = _folded(lo)
             hi = _folded(hi)
-            if any(isinstance(x, ir.Const) and x.type == ERROR for x in (lo, hi)):
+            if has_error((lo, hi)):
                 return None      # reported where it was checked
             # a bound read from the state (0..hand_size, 0..size(hand[actor])): one action per value it can
             # take, and the action is legal only between the bounds as they are (the guard says so)

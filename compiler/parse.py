@@ -464,6 +464,8 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic
                             f"file balance, so none is lacking)")
         elif str(tok) == ";":
             hint = _CHAR_HINTS[";"]
+        elif str(tok) == "=" and "COMP_OP" in expected:
+            hint = "did you mean '=='? ('=' assigns a variable; '==' compares two values)"
         elif tok.type != "NAME" and str(tok).isidentifier() and "NAME" in expected:
             hint = f"'{tok}' is a reserved word of the language and cannot be used as a name; choose another name"
         return Diagnostic("E001", f"unexpected {_token_words(tok)}", _span_of(path, tok), hint)

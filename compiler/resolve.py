@@ -230,7 +230,8 @@ class Scope:
         x = self.check(b, {}, INT, "a range bound")
         v = fold_int(x)
         if v is None:
-            if not (isinstance(x, ir.Const) and x.type == ERROR):
+            from .lower import has_error
+            if not has_error(x):
                 self.rep.error("E104", "a range bound must be a constant: a number, an option, or (an expression "
                                        "of them)", b.span, "e.g. int in 0..(2 * target)")
             return ERROR
@@ -745,7 +746,9 @@ class Scope:
             packets = tuple(self.check(p, env, INT, "a packet size") for p in s.packets)
             src = self.zone_expr(s.source, env, "'deal'")
             z = self.zones.get(s.dest)
-            if z is None:
+            if z is None and s.dest in self.bad_names:
+                pass                                # a refused zone, reported where it is declared
+            elif z is None:
                 self.rep.error("E103", f"unknown zone '{s.dest}'", s.dest_span, did_you_mean(s.dest, self.zones))
             elif not z.per_player:
                 self.rep.error("E112", f"'deal' needs a per-player zone, and '{s.dest}' is shared", s.dest_span,

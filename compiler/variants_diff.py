@@ -16,12 +16,27 @@ def describe_variant(path: str) -> list[str]:
         return []
     base_path = os.path.normpath(os.path.join(os.path.dirname(path), rf.extends))
     declared = {k for k, v in (("match", rf.match), ("deck", rf.deck)) if v is not None}
-    return diff_games(compile_file(base_path), compile_file(path), base_path, declared)
+    written = {(kind, d.name) for kind, ds in (("option", rf.options), ("zone", rf.zones), ("var", rf.vars),
+                                               ("phase", rf.phases), ("table", rf.tables),
+                                               ("property", rf.properties)) for d in ds}
+    base = compile_file(base_path)
+    written |= {("table", r.table) for r in rf.row_overrides if getattr(r, "table", None)}
+    for r in rf.removes:
+        written.add((r.what, r.name))
+        if r.what == "row":     # 'remove row R' (every table with such a row) or 'remove row T.R'
+            written |= {("table", t.name) for t in base.tables
+                        if (r.table is None or r.table == t.name) and any(x.name == r.name for x in t.rows)}
+        elif r.what == "action":
+            written |= {("phase", ph.name) for ph in base.phases if any(a.name == r.name for a in ph.actions)}
+    return diff_games(base, compile_file(path), base_path, declared, written)
 
 
-def diff_games(base: ir.Game, new: ir.Game, base_path: str, declared: set | None = None) -> list[str]:
+def diff_games(base: ir.Game, new: ir.Game, base_path: str, declared: set | None = None,
+               written: set | None = None) -> list[str]:
     """The lines ``atout check`` prints for a variant.  ``declared``: the blocks the variant itself gives
-    ('match', 'deck'), reported when they differ (an option's new value changes the compiled match too)."""
+    ('match', 'deck'), reported when they differ (an option's new value changes the compiled match too).
+    ``written``: the ``(kind, name)`` the variant's text declares or overrides; a changed one it does not
+    is marked as following from another change (the number of players, an option, a definition)."""
     declared = {"match", "deck"} if declared is None else declared
     lines = [f"variant of {base_path} ({base.name}):"]
     if (base.name, base.title) != (new.name, new.title):
@@ -63,6 +78,13 @@ def diff_games(base: ir.Game, new: ir.Game, base_path: str, declared: set | None
         for name in db:
             if name not in da:
                 lines.append(f"  + added {kind} {name}")
+    if written is not None:
+        for i, line in enumerate(lines):
+            parts = line.split()
+            if len(parts) >= 3 and parts[0] == "~" and parts[1] in ("option", "zone", "var", "phase", "table",
+                                                                    "property") and \
+                    (parts[1], parts[2].rstrip(":")) not in written:
+                lines[i] = line + " (not written in the variant: it reads what changed above)"
     if len(lines) == 1:
         lines.append("  (no change)")
     return lines

@@ -417,14 +417,18 @@ def max_decisions(g: ir.Game) -> int | None:
     return deals * longest[start]
 
 
+UNKNOWN_DEALS = 16    # the deals a default cap allows for when the match's end does not count them
+
+
 def default_cap(g: ir.Game, floor: int = 500) -> int:
     """A default for the cap on the decisions of a match when :func:`max_decisions` finds no bound.  Not a bound:
-    twice the decisions of ``K`` deals (``ends when deal_number >= K``) in which every loop of phases runs once,
-    so that a match of ordinary length is not cut short; at least ``floor``, and ``floor`` when the number of
-    deals is not known or a phase has no cost (an action in trick play that nothing limits)."""
+    twice the decisions of ``K`` deals (``ends when deal_number >= K``; :data:`UNKNOWN_DEALS` when the end is
+    not a count of deals, as in a match to N points) in which every loop of phases runs once, so that a match
+    of ordinary length is not cut short; at least ``floor``, and ``floor`` when a phase has no cost (an action
+    in trick play that nothing limits)."""
     deals = _deals(g)
     if deals is None:
-        return floor
+        deals = UNKNOWN_DEALS
     costs = {}
     for ph in g.phases:
         c = _phase_cost(ph, g)

@@ -16,9 +16,9 @@ What OpenSpiel is told, all derived from the IR:
   bounds (:func:`.analysis.utility_bounds`); maximum game length (:func:`.analysis.max_decisions`).  When the IR
   gives no bound on the length (a loop with no bounded counter, a match to N points), the game takes an integer
   parameter ``max_game_length`` and a match that reaches that many decisions ends there, every player getting 0
-  (the utility bounds are widened to include 0).  Its default is :data:`DEFAULT_CAP`, or for a match of ``K``
-  deals twice the decisions of ``K`` deals in which every loop runs once (:func:`.analysis.default_cap`), so
-  that a match of ordinary length is not cut short;
+  (the utility bounds are widened to include 0).  Its default is twice the decisions of ``K`` deals in which
+  every loop runs once (``K`` from ``ends when deal_number >= K``, else 16; at least :data:`DEFAULT_CAP`:
+  :func:`.analysis.default_cap`), so that a match of ordinary length is not cut short;
 * chance outcomes with their probabilities (uniform over the cards of the zone drawn from);
 * observation and information-state strings and tensors that respect visibility: a player sees public zones,
   zones revealed by the rules and his own private zones; of the rest only the number of cards.  The observer

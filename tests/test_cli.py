@@ -614,6 +614,31 @@ def test_option_on_the_command_line_is_a_variant_without_a_file(capsys, tmp_path
     assert code == 2 and "outside 1..99" in err
 
 
+
+def test_a_refused_option_value_is_reported_once(capsys, tmp_path):
+    """A newcomer's Oh Hell: `--option max_hand=abc` where max_hand bounds a range through an expression and a
+    variable that bounds an action's parameter; only the value is an error (it was reported three times, the
+    others saying 'not a constant')."""
+    f = tmp_path / "bounds.atout"
+    f.write_text("""game bounds
+players 2
+deck { suits spades hearts  ranks A K }
+option max_hand: int in 1..2 = 1
+zone stock: hidden, home
+zone hand: per player, private
+match var points: int in 0..9 per player = 0
+deal var size_now: int in 1..max_hand = 1
+deal var bid_total: int in 0..(player_count * max_hand) = 0
+phase deal { do { gather stock  shuffle stock  deal 1 from stock to hand starting eldest  goto bid } }
+phase bid { actor eldest
+  action bid(n: 0..size_now) "bid" { bid_total += n  goto play } }
+phase play { trick { count 1  follow suit  then { points[winner] += 1  end deal } } }
+match { first dealer seat(0)  start deal  ends when deal_number >= 1  returns(p) = points[p] }
+""")
+    assert run(capsys, "check", str(f))[0] == 0
+    code, _, err = run(capsys, "check", str(f), "--option", "max_hand=abc")
+    assert code == 2 and err.count("error[") == 1 and "unknown name 'abc'" in err, err
+
 def test_replay_step_headers_say_chance_and_the_last_deal(small_record):
     """The stepper's header at a chance node says cards are being dealt (not 'seat -1 to act'), and at the end
     of a match names the last deal played (a match of 3 deals ends 'deal 3', not 'deal 4')."""
@@ -645,3 +670,14 @@ match { start deal  ends when any(p in players: points[p] >= 3)  returns(p) = po
     err = capsys.readouterr().err
     assert "rule error: seat 1 has no legal action" in err
     assert "in match 0 of the run (0-based) with seed 7" in err and "Traceback" not in err
+
+
+def test_simulate_reports_progress_in_lines_when_stderr_is_not_a_terminal(capsys):
+    """A newcomer's `simulate --bot ismcts 2> log` printed nothing for nine minutes: without a terminal the bar
+    is off, so a line is printed at the start and at every tenth of the matches (none with --quiet)."""
+    code, _, err = run(capsys, "simulate", ECARTE, "-n", "20", "--seed", "1")
+    lines = err.splitlines()
+    assert code == 0 and lines[0].startswith("simulating 20 matches of ecarte")
+    assert lines[1:] == [f"simulated {k}/20 matches" for k in range(2, 21, 2)]
+    code, _, err = run(capsys, "simulate", ECARTE, "-n", "3", "--seed", "1", "--quiet")
+    assert code == 0 and err == ""

@@ -317,6 +317,21 @@ def test_a_valid_variant_changes_what_it_says(tmp_path, capsys, monkeypatch):
                        "  ~ table deal_score: row lost removed", "  - removed property scoring_complete"]
 
 
+
+def test_a_variant_marks_what_changed_without_being_written(tmp_path, capsys, monkeypatch):
+    """A newcomer's four-player Oh Hell: `players 4` changes every rule that reads player_count, and the summary
+    listed them as if the variant had overridden them; those it did not write are marked."""
+    (tmp_path / "base.atout").write_text(TINY + "property few: invariant size(stock) < 3 * player_count\n"
+                                         "property many: invariant size(stock) >= 0\n", encoding="utf-8")
+    (tmp_path / "variant.atout").write_text(
+        'extends "base.atout"\ngame tiny3 "Tiny 3"\nplayers 3\n'
+        'override property many: invariant size(stock) >= 0 or player_count == 3\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "variant.atout"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "  ~ property few changed (not written in the variant: it reads what changed above)" in out
+    assert "  ~ property many changed" in out
+
 def test_extends_chain_too_deep(tmp_path):
     (tmp_path / "v0.atout").write_text(TINY, encoding="utf-8")
     for i in range(1, 11):

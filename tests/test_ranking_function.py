@@ -51,3 +51,10 @@ def test_past_the_cap_no_explanation_is_sought():
     edges = [({"x": x}, "loop", {"x": x - 1}, "loop") for x in range(50, 0, -1)]
     assert ranking_function(edges, ["x"], RLIMIT, max_rows=40) is None
     assert ranking_function(edges, ["x"], RLIMIT, max_rows=60) is not None
+
+
+def test_a_ranking_function_is_written_as_a_reader_would():
+    """A newcomer saw `size(stock) + -1*size(trick)`: signs are written once, coefficients of 1 left out."""
+    from atout.verify.smt import Ranking
+    assert str(Ranking([(1, "size(stock)"), (-1, "size(trick)")], {})) == "size(stock) - size(trick)"
+    assert str(Ranking([(-2, "a"), (3, "b"), (0, "z")], {"p": 2, "q": 0})) == "-2*a + 3*b + w(phase) with w = {p: 2}"

@@ -1,7 +1,8 @@
 """`atout simulate`'s progress bar: drawn on stderr only when stderr is a terminal, never on stdout.
 
 The command runs in a subprocess whose stderr is a pseudo-terminal (the bar is drawn: several frames counting
-the matches up to N) or a pipe (no bar); ``--no-progress`` and ``--quiet`` silence it on a terminal too.  In
+the matches up to N) or a pipe (no bar, but a line at the start and one per tenth of the matches);
+``--no-progress`` and ``--quiet`` silence both.  In
 every case stdout (the statistics) and the record file are those of a run without any bar.
 """
 from __future__ import annotations
@@ -86,10 +87,14 @@ def plain(tmp_path_factory):
     return _simulate(tmp_path_factory.mktemp("plain"), "plain", tty=False)
 
 
-def test_no_bar_when_stderr_is_not_a_terminal(plain):
+def test_no_bar_when_stderr_is_not_a_terminal(plain, tmp_path):
     out, err, record = plain
-    assert err == b""                                          # no bar, nothing at all, on a pipe
+    lines = err.decode().splitlines()                          # no bar on a pipe: plain lines, a tenth each
+    assert lines[0].startswith(f"simulating {N} matches of ecarte") and b"\x1b" not in err
+    assert lines[1:] == [f"simulated {k}/{N} matches" for k in range(N // 10, N + 1, N // 10)]
     assert json.loads(out)["matches"] == N and len(record.splitlines()) == N
+    out2, err2, record2 = _simulate(tmp_path, "quiet", "--no-progress", tty=False)
+    assert err2 == b"" and _stats(out2) == _stats(out) and record2 == record
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

@@ -139,9 +139,17 @@ class Ranking:
     phase_weights: dict[str, int]
 
     def __str__(self) -> str:
-        parts = [f"{c}*{f}" if c != 1 else f for c, f in self.terms if c]
+        """``2*size(stock) - size(trick) + w(phase) with w = {...}``: signs written once, unit coefficients
+        left out."""
+        text = ""
+        for c, f in self.terms:
+            if not c:
+                continue
+            term = f if abs(c) == 1 else f"{abs(c)}*{f}"
+            text += (("- " if c < 0 else "+ ") if text else ("-" if c < 0 else "")) + term + " "
         w = ", ".join(f"{p}: {v}" for p, v in sorted(self.phase_weights.items()) if v)
-        return " + ".join(parts) + (f" + w(phase) with w = {{{w}}}" if w else "")
+        text = text.rstrip() or "0"
+        return text + (f" + w(phase) with w = {{{w}}}" if w else "")
 
 
 MAX_RANKING_ROWS = 20_000   # distinct constraints beyond which no ranking function is sought
