@@ -431,12 +431,6 @@ def play_match(table, state, seat, bots, bot_name, rng, input_fn=input, out=None
                 state.apply_action(action)
                 last_selecting = table.selecting(state)
         view = table.view(state)
-        if not view.terminal and not view.chance and view.phase and table.phase_kind(view.phase) == "trick" \
-                and announced != (view.deal_number, view.phase):
-            announced = (view.deal_number, view.phase)
-            line = play_announcement(table, view, seat)
-            if line:
-                say("-- %s" % line)
         deal_over = view.deal_number != before.deal_number or view.terminal
         within = view.terminal and view.deal_number == before.deal_number   # the match ended within the deal
         finished = table.finished_deal(state, within) if deal_over else None
@@ -448,6 +442,15 @@ def play_match(table, state, seat, bots, bot_name, rng, input_fn=input, out=None
             who = "" if winner is None else " -> %s" % ("you take it" if winner == seat else
                                                        "seat %d takes it" % winner)
             say("   trick: %s%s" % (played, who))
+        if view.deal_number == before.deal_number and not view.terminal:
+            _report_public_takes(table, seat, before, view, say)
+        if not view.terminal and not view.chance and view.phase and table.phase_kind(view.phase) == "trick" \
+                and announced != (view.deal_number, view.phase):
+            announced = (view.deal_number, view.phase)
+            line = play_announcement(table, view, seat)
+            if line:
+                _report_draws(table, seat, drawn, say)     # the last draws of the phase before come first
+                say("-- %s" % line)
         if deal_over:
             _report_draws(table, seat, drawn, say)
             tricks, gains = finished
@@ -483,6 +486,23 @@ def _scores(table, view):
 def _hand(table, view, seat):
     return [c for i, (name, owner, _) in enumerate(table.zone_slots) if name == "hand" and owner == seat
             for c in view.zones[i]]
+
+
+def _report_public_takes(table, seat, before, view, say):
+    """Say which face-up cards went into a hand in the last step (German Whist: the winner of a trick takes the
+    turned-up card), a public fact every seat saw: 'seat 1 takes K♠ (turnup)'."""
+    hands = [j for j, (_, owner, _) in enumerate(table.zone_slots) if owner is not None]
+    for i, (name, owner, visibility) in enumerate(table.zone_slots):
+        if owner is not None or visibility != "public" or name == "trick":
+            continue
+        for c in before.zones[i]:
+            if c in view.zones[i]:
+                continue
+            j = next((j for j in hands if c in view.zones[j] and c not in before.zones[j]), None)
+            if j is not None and table.zone_slots[j][0] == "hand":
+                who = table.zone_slots[j][1]
+                say("%s %s %s (%s)" % (seat_label(who, seat), "take" if who == seat else "takes",
+                                        table.card_str(c), name))
 
 
 def _report_draws(table, seat, drawn, say):

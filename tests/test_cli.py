@@ -681,3 +681,37 @@ def test_simulate_reports_progress_in_lines_when_stderr_is_not_a_terminal(capsys
     assert lines[1:] == [f"simulated {k}/20 matches" for k in range(2, 21, 2)]
     code, _, err = run(capsys, "simulate", ECARTE, "-n", "3", "--seed", "1", "--quiet")
     assert code == 0 and err == ""
+
+
+def test_play_tells_who_takes_the_turn_up_and_the_draws_before_play_begins(tmp_path):
+    """A newcomer's German Whist: the winner of a trick takes the face-up card (never said) and the loser's
+    draw was told after '-- play begins'.  Here: one trick for the turn-up, then one that counts."""
+    f = tmp_path / "gw.atout"
+    f.write_text("""game gw
+players 2
+deck { suits spades hearts  ranks A K }
+zone stock: hidden, home
+zone hand: per player, private
+zone turnup: public
+match var points: int in 0..9 per player = 0
+deal var trumps: suit = none
+phase deal { do { gather stock  shuffle stock  deal 1 from stock to hand starting eldest
+  move 1 from stock to turnup  trumps = suit(top(turnup))  goto draw } }
+phase draw { trick { count 1  trump trumps  follow suit
+  after trick { move all from turnup to hand[winner]  move 1 from stock to hand[left(winner)] }
+  then { goto play } } }
+phase play { trick { count 1  trump trumps  follow suit  then { points[winner] += 1  end deal } } }
+match { first dealer seat(0)  start deal  ends when deal_number >= 1  returns(p) = points[p] }
+""")
+    from atout.engine import load
+    for seed in range(6):
+        out = io.StringIO()
+        assert play_terminal(load(str(f)), seat=0, bot="random", seed=seed, input_fn=Script([]), out=out) == 0
+        lines = out.getvalue().splitlines()
+        trick = next(i for i, line in enumerate(lines) if line.strip().startswith("trick:"))
+        takes = [i for i, line in enumerate(lines) if line.endswith("(turnup)")]
+        draws = [i for i, line in enumerate(lines) if re.match(r"(you draw|seat \d draws) ", line)]
+        begins = next(i for i, line in enumerate(lines) if line.startswith("-- play begins"))
+        winner = "you" if lines[trick].endswith("you take it") else "seat 1"
+        assert len(takes) == 1 and lines[takes[0]].startswith(f"{winner} take") and trick < takes[0] < begins
+        assert len(draws) == 1 and takes[0] < draws[0] < begins, lines
