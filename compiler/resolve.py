@@ -210,8 +210,13 @@ class Scope:
         if got.kind in ("array", "zones") and want.kind not in ("array", "zones"):
             self.need_index(e, got, span)
         elif not _compatible(want, got):
+            hint = None
+            if want.kind == "int" and got.kind == "bool":
+                hint = "a condition is not a number: write 'if CONDITION then 1 else 0' for 1 when it holds"
+            elif want.kind == "bool" and got.kind == "int":
+                hint = "a number is not a condition: compare it, e.g. 'x > 0' or 'x == 1'"
             self.rep.error("E104", f"type mismatch{(' in ' + what) if what else ''}: expected {want}, found {got}",
-                           span)
+                           span, hint)
 
     def need_index(self, e: ir.Expr, got: Type, span: Span) -> None:
         """E112: a per-player zone or a per-player/per-side variable used without ``[index]``."""
