@@ -132,16 +132,11 @@ def refute_at_chance(V, ex, A, name, kind, open_rests, attr, phases, goal_for, g
     cov = Coverage(ex, A)
     rank = {u: i for i, u in enumerate(_by_depth(V, ex, {u for u, _ in open_rests}))}
     adj = ex.successors()
-    tried = 0
-    for u, m in sorted(open_rests, key=lambda um: rank.get(um[0], len(rank))):
-        if tried >= tries:
-            break
-        found = V.path_to(ex, {u})
-        if found is None:
-            continue
-        tried += 1
-        init, edges, _ = found
-        outs = [(v, d) for v, keyed in adj[u].items() if v not in attr for d in keyed.values() if d["move"] == m]
+    order = dict.fromkeys(u for u, _ in sorted(open_rests, key=lambda um: rank.get(um[0], len(rank))))
+    for u, init, edges in _paths(V, ex, order, tries):
+        moves = {m for x, m in open_rests if x == u}
+        outs = [(v, d) for v, keyed in adj[u].items() if v not in attr for d in keyed.values()
+                if d["move"] in moves]
         for v, d in outs[:3]:
             err = isinstance(v, tuple) and bool(v) and v[0] == ERROR
             real = V.replay(A, ex, init, edges + [d], None if err else (lambda st: True), expect_error=err,
@@ -152,6 +147,20 @@ def refute_at_chance(V, ex, A, name, kind, open_rests, attr, phases, goal_for, g
             if r is not None:
                 return r
     return None
+
+
+def _paths(V, ex, nodes, tries: int):
+    """``(node, initial key, edges)`` of the shortest path to each of ``nodes`` (in their order) that has one,
+    at most ``tries`` of them."""
+    tried = 0
+    for node in nodes:
+        if tried >= tries:
+            break
+        found = V.path_to(ex, {node})
+        if found is None:
+            continue
+        tried += 1
+        yield node, found[0], found[1]
 
 
 def _trap_at_chance(V, A, cov, steps, phases, goal_for, goal_text, W, chance_helps, name, kind):
@@ -266,16 +275,7 @@ def refute_reach(V, ex, A, name, kind, targets, missing, coalition, in_scope, go
 
 def _replay_into(V, ex, A, cov, nodes: set, in_scope, order=None, tries: int = 6):
     """A concrete replay to a state that one of ``nodes`` stands for: ``(realization, node)`` or None."""
-    tried = 0
-    for node in order if order is not None else _by_depth(V, ex, nodes):
-        if tried >= tries:
-            break
-        found = V.path_to(ex, {node})
-        if found is None:
-            continue
-        tried += 1
-        init, edges, _ = found
-
+    for node, init, edges in _paths(V, ex, order if order is not None else _by_depth(V, ex, nodes), tries):
         def check(st):
             if st.is_terminal() or st.is_chance_node() or not in_scope(st):
                 return False
