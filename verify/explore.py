@@ -183,17 +183,14 @@ class Explorer:
         self.max_states = max_states
         self.max_transitions = max_transitions     # None: no bound (a count, never a time or a memory size)
         self.deadline = deadline
-        # f(kind, raw AbstractState, source key, move); the last records the phases of the chance nodes
-        self.monitors = list(monitors) + [self._see_chance]
         self._chance_phases: set = set()    # phases of the chance nodes the move being run has passed
+        # f(kind, raw AbstractState, source key, move); the last records the phases of the chance nodes (a
+        # function of the set alone: a bound method would make a cycle that keeps the explorer's tables alive)
+        self.monitors = list(monitors) + [_chance_recorder(self._chance_phases)]
         self.steps = 0
         self.edges = 0                  # edges added to the graph
         self._summaries: dict = {}      # (state at a 'then' block, exact) -> its outcomes (see _summary)
         self._summary_root = None
-
-    def _see_chance(self, kind, st, src_key, move) -> None:
-        if kind == "chance":
-            self._chance_phases.add(st.phase)
 
     # -- choices ------------------------------------------------------------------------------------
     def fork(self, st: AbstractState, fn):
@@ -631,7 +628,7 @@ class Explorer:
                             results.append((s, "error:" + str(err)))
                         else:
                             items.append(s)
-                    self._chance_phases = set()
+                    self._chance_phases.clear()
                     results += self.settle(items, key, move) if items else []
                 except Unsupported as exc:
                     raise ExplorationLimit(f"the abstraction cannot model {exc}") from None
@@ -811,6 +808,14 @@ class Explorer:
         if n >= least and n >= ratio * len(shadows):
             raise CoarsenLimit(f"{n} abstract states, {n / len(shadows):.1f} times as many as with the deal "
                                f"variables read only as data forgotten")
+
+
+def _chance_recorder(phases: set):
+    """A monitor adding to ``phases`` the phase of every chance node it sees."""
+    def see(kind, st, src_key, move) -> None:
+        if kind == "chance":
+            phases.add(st.phase)
+    return see
 
 
 def _shift(base, bounds):
