@@ -452,7 +452,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  in match {i} of the run (0-based) with seed {exc.seed}: 'atout simulate FILE -n {i + 1} "
                       f"--seed {exc.seed}' with the same bots plays it again", file=sys.stderr)
             return 1
-        raise
+        if os.environ.get("ATOUT_TRACEBACK"):
+            raise
+        import traceback
+        last = traceback.extract_tb(exc.__traceback__)[-1]
+        print(f"atout: internal error, a bug of Atout (please report it with the command and the rule file): "
+              f"{type(exc).__name__}: {exc}\n  at {os.path.basename(last.filename)}:{last.lineno} in {last.name}; "
+              f"ATOUT_TRACEBACK=1 shows the whole traceback", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":  # pragma: no cover

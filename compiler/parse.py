@@ -17,7 +17,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from atout.grammar import parser
 
 from . import syntax as S
-from .diagnostics import CompileError, Diagnostic
+from .diagnostics import CompileError, Diagnostic, did_you_mean
 from .span import Span
 
 # Friendly names for terminals in "expected ..." messages.
@@ -76,6 +76,11 @@ def _describe_expected(expected) -> str:
     if len(items) == 1:
         return items[0]
     return ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def _keywords_of(terminals) -> list[str]:
+    """The keywords among the grammar's ``terminals`` (names): what a misspelt word may have meant."""
+    return [w for w in (_terminal_pattern(t) for t in terminals) if w is not None and w.isidentifier()]
 
 
 def _span_of(path: str, meta_or_token) -> Span:
@@ -468,6 +473,22 @@ def _syntax_diagnostic(exc: UnexpectedInput, text: str, path: str) -> Diagnostic
             hint = "did you mean '=='? ('=' assigns a variable; '==' compares two values)"
         elif tok.type != "NAME" and str(tok).isidentifier() and "NAME" in expected:
             hint = f"'{tok}' is a reserved word of the language and cannot be used as a name; choose another name"
+        elif tok.type == "NAME":      # a misspelt keyword: 'phse', 'folow', 'acton'
+            close = did_you_mean(str(tok), _keywords_of(expected))
+            if close is not None:
+                hint = f"{close} ({hint})"
+        if not hint.startswith("did you mean"):
+            # a misspelt keyword just before, read as a name ('colours red {': 'colours' a rank of the deck)
+            for prev_tok, snap in reversed(near[-3:]):
+                if prev_tok.type != "NAME" or snap is None:
+                    continue
+                try:
+                    close = did_you_mean(str(prev_tok), _keywords_of(snap.accepts()))
+                except Exception:  # noqa: BLE001 - only a refinement of the hint
+                    close = None
+                if close is not None:
+                    hint = (f"'{prev_tok}' (line {prev_tok.line}) was read as a name: {close} ({hint})")
+                    break
         return Diagnostic("E001", f"unexpected {_token_words(tok)}", _span_of(path, tok), hint)
     assert isinstance(exc, UnexpectedCharacters)
     pos = exc.pos_in_stream

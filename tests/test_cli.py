@@ -715,3 +715,19 @@ match { first dealer seat(0)  start deal  ends when deal_number >= 1  returns(p)
         winner = "you" if lines[trick].endswith("you take it") else "seat 1"
         assert len(takes) == 1 and lines[takes[0]].startswith(f"{winner} take") and trick < takes[0] < begins
         assert len(draws) == 1 and takes[0] < draws[0] < begins, lines
+
+
+def test_an_internal_error_is_a_message_and_status_3_not_a_traceback(capsys, monkeypatch):
+    """A bug of Atout itself (here a check made to fail) is reported in one located line, exit status 3, as
+    for a verifier bug; ATOUT_TRACEBACK=1 lets the exception through for a bug report."""
+    import atout.cli as cli
+
+    def broken(args):
+        raise ZeroDivisionError("division by zero")
+    monkeypatch.setattr(cli, "cmd_check", broken)
+    monkeypatch.delenv("ATOUT_TRACEBACK", raising=False)
+    code, _, err = run(capsys, "check", ECARTE)
+    assert code == 3 and "internal error" in err and "ZeroDivisionError" in err and "Traceback" not in err
+    monkeypatch.setenv("ATOUT_TRACEBACK", "1")
+    with pytest.raises(ZeroDivisionError):
+        cli.main(["check", ECARTE])

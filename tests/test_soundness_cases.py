@@ -131,6 +131,12 @@ CASES = [
      {"ce": "refuted", "cf": "refuted", "ce2": "refuted", "builtin:no_trap": "refuted"}),
     ("chance_rest_error_in_do_phase", None, False,
      {"ce": "refuted", "cf": "refuted", "cs": "refuted", "hand2": "refuted", "hand1": "proved"}),
+    ("conserves_error_in_another_phase", None, False,
+     {"cs": "not refuted", "ce": "refuted", "cs0": "not refuted", "ce0": "refuted"}),
+    ("terminates_through_chance_rest", None, False, {"ty": "not refuted", "tyz": "refuted", "tz": "proved"}),
+    ("chance_refutation_budget", None, True,
+     {"ce1": "not refuted", "ce2": "not refuted", "cf3": "refuted", "cs4": "refuted", "ce5": "refuted",
+      "ce6": "refuted", "tm": "refuted"}),
 ]
 
 
@@ -138,6 +144,8 @@ CASES = [
 def test_true_verdicts(case):
     name, names, builtins, truth = case
     game, res = verified(name, names, builtins)
+    failed = [r.name for r in res.values() if "the verifier failed" in r.method]
+    assert not failed, [(n, res[n].method) for n in failed]
     for prop, verdict in truth.items():
         got = res[prop].verdict
         if verdict == "not proved":

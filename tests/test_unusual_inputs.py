@@ -372,3 +372,16 @@ def test_a_draw_from_a_zone_known_empty_gives_a_verdict_not_a_failure():
         (r,) = [x for x in results if x.name == name]
         assert "failed" not in r.method, r.method
         assert r.verdict == ("refuted" if name == "i0_le" else "proved"), (name, r.verdict, r.method)
+
+
+def test_a_per_player_truth_value_read_by_the_match_end_is_verified(capsys):
+    """A newcomer's Knock-Out Whist: `match var out: bool per player` read in `ends when` crashed `atout verify`
+    with a z3 traceback (the encoder of 'ends when' took every per-player variable for an int)."""
+    import json
+    path = str(Path(__file__).resolve().parent / "data" / "bool_per_player.atout")
+    code, out, err = run(capsys, "verify", path, "--json")
+    assert code in (0, 1) and "Traceback" not in err, err
+    verdicts = {r["name"]: r for r in json.loads(out)["properties"]}
+    assert not [n for n, r in verdicts.items() if "failed" in r["method"]], verdicts
+    assert verdicts["knocked_out_scored"]["verdict"] != "refuted"      # true: 'out' is set only with a point
+    assert verdicts["builtin:no_rule_error"]["verdict"] == "proved"

@@ -56,3 +56,16 @@ def test_the_timeout_stops_z3_following_the_deal_end_blocks(monkeypatch):
         ex.explore()
     assert "while z3 followed the deal-end blocks" in str(info.value)
     assert info.value.states > 0 and info.value.transitions > 0
+
+
+def test_a_stopped_exploration_still_lists_every_built_in_check():
+    """A newcomer's run cut by a limit lost builtin:conservation from the table, a z3 proof that needs no
+    exploration: every built-in check is listed, those that need the exploration unknown with its reason."""
+    from atout.verify.builtin import builtin_names
+    game = Game(compile_file(ECARTE))
+    results, _ = verify_game(game, names=[], builtins=True, budget=Budget(max_states=50, cross_check=0))
+    by = {r.name: r for r in results}
+    assert list(by) == builtin_names(game.ir)
+    assert by["builtin:conservation"].verdict == "proved"
+    assert all(by[n].verdict == "unknown" and "exploration stopped" in by[n].method
+               for n in ("builtin:no_rule_error", "builtin:no_dead_end", "builtin:no_trap", "builtin:guards"))

@@ -47,9 +47,22 @@ def builtin_units(V: Verifier, guard=lambda name, fn: fn()) -> list[tuple[str, o
     ``no_rule_error``, which reads the verdict of ``no_dead_end``, makes that one first when this process has
     not made it yet."""
     spec = V.spec_for(ir.Property("builtin", "reachable"))
-    ex, A, err = V.exploration(spec)
+    try:
+        ex, A, err = V.exploration(spec)
+    except Exception as exc:  # noqa: BLE001 - a verifier failure is an unknown verdict, never a crash
+        ex, A, err = None, None, f"the verifier failed: {type(exc).__name__}: {exc}"
     if ex is None:
-        return [("builtin:exploration", lambda: stopped("builtin:exploration", "builtin", err))]
+        # what needs no exploration still runs (z3's conservation, the engine's witnesses of reachability);
+        # every other check says why it is not decided
+        needs = ["builtin:no_rule_error", "builtin:no_dead_end", "builtin:no_trap", "builtin:guards"] + \
+            [f"builtin:table:{t.name}" for t in V.g.tables]
+        kinds = {"builtin:no_dead_end": "can_end", "builtin:no_trap": "can_end", "builtin:guards": "reachable"}
+        units = [("builtin:conservation", lambda: guard("builtin:conservation", lambda: _conservation(V))),
+                 ("builtin:reachable", lambda: guard("builtin:reachable", lambda: _reachable(V)))]
+        units += [(name, lambda name=name: stopped(name, kinds.get(name, "complete" if ":table:" in name
+                                                                    else "invariant"), err)) for name in needs]
+        order = builtin_names(V.g)
+        return sorted(units, key=lambda u: order.index(u[0]))
     note = size_note(ex, A)
     memo: list = []
 

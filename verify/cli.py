@@ -351,7 +351,8 @@ def _print_report(game, rules, results, findings, seconds, cross, work=None):
         shown[key] = r.name
         c.print(f"\n[bold]{r.name}[/]: {ce.kind} ({_escape(ce.note)})", markup=True)
         if ce.kind == "lasso" and ce.cycle_start is not None:
-            c.print(f"  a prefix of {ce.cycle_start} steps, then a cycle of {ce.cycle_len} steps that repeats "
+            c.print(f"  a prefix of {ce.cycle_start} steps, then a cycle of {ce.cycle_len} steps (the players' "
+                    f"decisions and chance's outcomes) that repeats "
                     f"(shown: the end of the prefix and one cycle; --json or --trace-out give every step)")
         for line in ce.play_by_play:
             print("  " + line)

@@ -25,6 +25,7 @@ class Realization:
     state: object          # the engine state at the end (None when the last step raised a rule error)
     prefix_len: int        # steps before the abstract path starts
     error: str | None = None   # the rule error the last step raised (expect_error)
+    error_phase: str | None = None   # the phase the engine was in when it raised it
 
 
 class _Fail(Exception):
@@ -63,7 +64,7 @@ def realize(game, A, init_key, edges, check, attempts: int = 300, seed: int = 0,
                     _apply_move(st, steps, e, tracked, rng, sigma)
                 except RuleError as exc:
                     if expect_error and k == len(seq) - 1:
-                        return Realization(steps, None, 0, str(exc))
+                        return Realization(steps, None, 0, str(exc), st.phase)
                     raise _Fail("a rule error on the way") from None
                 sigma.compose(e.get("perm"))
                 sigma.turn(e.get("rot", 0))

@@ -148,8 +148,8 @@ PROPERTIES = [
                       "end of the match"),
     ("`deal_bound C`", "C on the gains of every deal that ends (or ends the match)"),
     ("`terminates {PHASES}`", "no play stays in the phases for ever within a deal (a rule error also stops it; "
-                              "the end of the deal leaves them, and whether deals go on for ever is "
-                              "`terminates match`)"),
+                              "the end of the deal leaves them, and so does a rest at a chance node of another "
+                              "phase; whether deals go on for ever is `terminates match`)"),
     ("`terminates match`", "no deal goes on for ever and the number of deals is bounded"),
     ("`can_end {PHASES} reach P`", "from every reachable state of the phases (a decision, or a chance node: a "
                                    "`do` phase such as `{deal}` rests only at its shuffles, draws and `random`s) "

@@ -65,7 +65,7 @@ def meaning(result, prop: ir.Property | None) -> str:
     (None for a built-in check)."""
     v = result.verdict
     if v == "unknown":
-        return "not decided: the verifier could neither prove nor refute it (see why beside)"
+        return "not decided: the verifier could neither prove nor refute it (the method says why)"
     ok = v == "proved"
     name = result.name
     if name.startswith("builtin:table:"):

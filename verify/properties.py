@@ -39,6 +39,8 @@ def trace(V: Verifier, real, kind="trace", note="", cycle_start=None, cycle_len=
 
 
 def stopped(prop_name: str, kind: str, err: str) -> Result:
+    if err.startswith("the verifier failed"):
+        return Result(prop_name, kind, "unknown", f"{err} (a verifier bug: please report it with the rule file)")
     note = TIMEOUT_NOTE if "--timeout" in err else \
         "raise --max-transitions if the game is finite and the memory allows" if "--max-transitions" in err else \
         "raise --max-states if the game is finite but large"
@@ -240,7 +242,7 @@ def automatic_target(V: Verifier, prop: ir.Property) -> Result | None:
     """Unknown when the target phase of ``reach PHASE`` is automatic (a ``do`` phase): play passes through it
     within a move and never rests there, and the exploration's states are the rests, so it would never be
     seen reached (a false refutation of ``can_end``, a vacuous proof of ``conserves``); else None."""
-    ph = V.g.phase(prop.target)
+    ph = V.g.phase(prop.target) if prop.target is not None else None
     if ph is not None and ph.kind == "auto":
         return Result(prop.name, prop.kind, "unknown",
                       f"the target '{prop.target}' is an automatic phase: play passes through it without resting "
@@ -316,14 +318,18 @@ def refute_error(V, ex, A, prop, src, msg, move, kind=None) -> Result:
     init, edges, _ = found
     bad = [d for _, v, d in ex.graph.out_edges(src, data=True)
            if isinstance(v, tuple) and v and v[0] == ERROR and v[1] == msg]
+    # for 'conserves', the replayed error must be raised in one of its phases (the last move may raise
+    # another one on the way, in another phase, where the abstraction's was not real)
+    phases = set(prop.phases) if prop.kind == "conserves" else None
     for last in bad[:6] or [None]:
         if last is None or last["move"] is None:
-            real = V.replay(A, ex, init, edges, _legal_raises)
+            real = V.replay(A, ex, init, edges, lambda st: _legal_raises(st) and (phases is None or
+                                                                           st.phase in phases))
             if real is not None:
                 break
             continue
         real = V.replay(A, ex, init, edges + [last], None, expect_error=True)
-        if real is not None:
+        if real is not None and (phases is None or real.error_phase in phases):
             break
     else:
         real = None
@@ -360,7 +366,7 @@ def _search_error(V, phases=None):
                                     max_steps=min(MAX_MATCH_STEPS, V.budget.search_steps - used))
         used += len(steps) + 1
         if err is not None and (phases is None or st.phase in phases):
-            found = Realization(steps, None, 0, err)
+            found = Realization(steps, None, 0, err, st.phase)
     cache[key] = found
     return found
 

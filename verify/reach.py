@@ -76,9 +76,10 @@ def _check_reach(V: Verifier, prop, coalition, who: str, maybe_coalition=None) -
                       f"decision states of {where}{_rests_note(rests)}, {who} can force reaching "
                       f"'{prop.target}' (only surely legal moves; chance and what the abstraction cannot tell "
                       f"adversarial)")
+    why: list = []
     if missing:
         r = refute_reach(V, ex, A, prop.name, prop.kind, targets, set(missing), maybe_coalition or coalition,
-                         lambda st: st.phase in phases and not st.is_terminal(), prop.target)
+                         lambda st: st.phase in phases and not st.is_terminal(), prop.target, why=why)
         if r is not None:
             return r
     if open_rests:
@@ -91,8 +92,9 @@ def _check_reach(V: Verifier, prop, coalition, who: str, maybe_coalition=None) -
                   f"attractor on the abstraction ({size_note(ex, A)}) misses {len(missing)} of {len(loop)} "
                   f"decision states" + (f" and the chance nodes of {len(open_rests)} of {len(rests)} move(s) "
                                         f"(some outcome of the move is not shown to reach it)" if rests else "")
-                  + f", and no state was found from which the others surely keep play away from "
-                    f"'{prop.target}': the abstraction may be too coarse to show a strategy")
+                  + (f"; found {'; and '.join(why)}" if why else
+                     f", and no state was found from which the others surely keep play away from "
+                     f"'{prop.target}'") + ": the abstraction may be too coarse to show a strategy")
 
 
 def vacuous(prop, ex, A) -> Result:
@@ -133,7 +135,10 @@ def refute_at_chance(V, ex, A, name, kind, open_rests, attr, phases, goal_for, g
     rank = {u: i for i, u in enumerate(_by_depth(V, ex, {u for u, _ in open_rests}))}
     adj = ex.successors()
     order = dict.fromkeys(u for u, _ in sorted(open_rests, key=lambda um: rank.get(um[0], len(rank))))
+    used = [0]       # engine states searched, up to the search budget (a count: the same answer every time)
     for u, init, edges in _paths(V, ex, order, tries):
+        if used[0] >= V.budget.search_steps or V.budget.expired():
+            break
         moves = {m for x, m in open_rests if x == u}
         outs = [(v, d) for v, keyed in adj[u].items() if v not in attr for d in keyed.values()
                 if d["move"] in moves]
@@ -143,7 +148,8 @@ def refute_at_chance(V, ex, A, name, kind, open_rests, attr, phases, goal_for, g
                             attempts=min(20, V.budget.replays))
             if real is None:
                 continue
-            r = _trap_at_chance(V, A, cov, real.steps, phases, goal_for, goal_text, W, chance_helps, name, kind)
+            r = _trap_at_chance(V, A, cov, real.steps, phases, goal_for, goal_text, W, chance_helps, name, kind,
+                                used)
             if r is not None:
                 return r
     return None
@@ -163,7 +169,10 @@ def _paths(V, ex, nodes, tries: int):
         yield node, found[0], found[1]
 
 
-def _trap_at_chance(V, A, cov, steps, phases, goal_for, goal_text, W, chance_helps, name, kind):
+def _trap_at_chance(V, A, cov, steps, phases, goal_for, goal_text, W, chance_helps, name, kind, used):
+    """The refutation at the chance nodes of ``phases`` after the last decision of ``steps`` (the latest
+    first, at most :data:`CHANCE_TRIES`), or None; the engine states searched are added to ``used[0]``, and
+    the search stops once they pass the budget's ``search_steps``."""
     from atout.engine.evaluate import RuleError
     from .concretize import Realization
     from .playouts import exhaustive
@@ -179,10 +188,16 @@ def _trap_at_chance(V, A, cov, steps, phases, goal_for, goal_text, W, chance_hel
             st.apply_action(s["action"])
         except RuleError:
             break
-    for i, c in reversed(found):
+    cap = V.budget.search_steps
+
+    def search(st, goal):
+        if used[0] >= cap:
+            return None
+        return exhaustive(st, goal, max_states=min(5_000, cap - used[0]), used=used)
+    for i, c in reversed(found[-CHANCE_TRIES:]):
         goal = goal_for(c)
         here = f"this chance node (a state of '{c.phase}': the engine rests there for chance to move)"
-        if exhaustive(c, goal, max_states=5_000) is False:
+        if search(c, goal) is False:
             real = Realization(steps[:i], c, i)
             return Result(name, kind, "refuted", f"from {here} no continuation reaches {goal_text}: the engine "
                           f"searched every one (every action and chance outcome)",
@@ -191,8 +206,10 @@ def _trap_at_chance(V, A, cov, steps, phases, goal_for, goal_text, W, chance_hel
         if chance_helps:
             continue
         for path, r, how in _chance_to_rest(c, goal):
+            if used[0] >= cap:
+                return None
             if how == "rest":
-                if exhaustive(r, goal, max_states=5_000) is False:
+                if search(r, goal) is False:
                     how = f"a state from which no continuation reaches {goal_text}"
                 elif W is not None and any(n in W for n in cov.find_all(alpha(A, r)[0])):
                     how = (f"a state from which the other side keeps play away from {goal_text} whatever the "
@@ -207,16 +224,21 @@ def _trap_at_chance(V, A, cov, steps, phases, goal_for, goal_text, W, chance_hel
     return None
 
 
+CHANCE_TRIES = 4     # chance nodes tried on one replayed path, the latest first
+
+
 def _chance_to_rest(c, goal, limit: int = 200):
     """``[(chance steps, state, how)]``: the chance outcomes from concrete chance node ``c`` followed to the next
     state where a player decides (``how`` 'rest'), play stops (the end of the match 'the match ends', a
     rule error 'a rule error', the state None), leaving out those that meet ``goal`` on the way; at most
-    ``limit`` outcomes."""
+    ``limit`` outcomes, after at most ``10 * limit`` chance nodes expanded (depth first)."""
     from atout.engine.evaluate import RuleError
     out = []
     stack = [([], c)]
-    while stack and len(out) < limit:
+    expanded = 0
+    while stack and len(out) < limit and expanded < 10 * limit:   # a deal of several cards branches widely
         path, st = stack.pop()
+        expanded += 1
         for a, _ in st.chance_outcomes():
             nxt = st.clone()
             step = {"player": -1, "action": a, "text": st.action_to_string(a)}
@@ -237,10 +259,11 @@ def _chance_to_rest(c, goal, limit: int = 200):
 
 
 def refute_reach(V, ex, A, name, kind, targets, missing, coalition, in_scope, goal_text, chance_helps=False,
-                 goal=None):
+                 goal=None, why: list | None = None):
     """A refutation of reaching ``targets`` from the ``missing`` nodes, or None.  With ``chance_helps`` (the
     goal need only be reachable with some chance outcomes), the escape region does not apply; instead the
-    engine searches every continuation of a replayed state for ``goal(state)``."""
+    engine searches every continuation of a replayed state for ``goal(state)``.  ``why`` (a list) receives
+    what was found in the abstraction but not replayed, for the unknown verdict's message."""
     G = ex.graph
     cov = Coverage(ex, A)
     # a state from which even the over-approximation never reaches the goal is a real trap
@@ -253,6 +276,22 @@ def refute_reach(V, ex, A, name, kind, targets, missing, coalition, in_scope, go
             return Result(name, kind, "refuted", f"from this state no sequence of moves and chance outcomes "
                           f"reaches '{goal_text}', even in the over-approximation",
                           counterexample=trace(V, real, note="a trap"))
+        # the abstract path fixes too much (who wins each trick, which anonymous card is drawn): seeded engine
+        # matches, until one rests in a state that a trapped node stands for (every such state is a trap)
+        from .playouts import search_matches
+
+        def in_trap(st):
+            return not st.is_terminal() and not st.is_chance_node() and in_scope(st) and \
+                any(n in trapped for n in cov.find_all(alpha(A, st)[0]))
+        real = search_matches(V.game, in_trap, V.budget.search_steps)
+        if real is not None:
+            return Result(name, kind, "refuted", f"from this state no sequence of moves and chance outcomes "
+                          f"reaches '{goal_text}', even in the over-approximation (a seeded engine match reached "
+                          f"it)", counterexample=trace(V, real, note="a trap"))
+        if why is not None:
+            why.append(f"{len(trapped)} abstract states from which even the over-approximation never reaches "
+                       f"'{goal_text}', none of which the engine could replay or reach in "
+                       f"{V.budget.search_steps} steps of seeded matches")
     if chance_helps:
         return _exhaustive_trap(V, ex, A, cov, name, kind, missing, in_scope, goal, goal_text)
     W = escape_region(G, targets, coalition, maybe_dead=ex.maybe_dead, cases=ex.cases)
@@ -270,6 +309,10 @@ def refute_reach(V, ex, A, name, kind, targets, missing, coalition, in_scope, go
                 return Result(name, kind, "refuted", "the other side's strategy avoids the goal: " + note +
                               "; one play of it, a lasso, replayed by the engine", counterexample=lasso)
             return Result(name, kind, "refuted", note, counterexample=trace(V, real, note=note))
+        if why is not None:
+            why.append(f"{len(inside)} abstract states where the other side keeps play away from '{goal_text}' "
+                       f"(its escape region), none of which the engine could replay: a concrete state there may "
+                       f"not exist")
     return None
 
 

@@ -349,8 +349,8 @@ class _Encoder:
                 self.vars[v.name] = z3.Bool(v.name)
             else:
                 self.vars[v.name] = z3.Int(v.name)
-        self.arrays = {v.name: [z3.Int(f"{v.name}_{i}") for i in range(n if v.per == "player" else
-                                                                      max(1, len(g.sides)))]
+        self.arrays = {v.name: [(z3.Bool if v.type.kind == "bool" else z3.Int)(f"{v.name}_{i}")
+                                for i in range(n if v.per == "player" else max(1, len(g.sides)))]
                        for v in g.vars if v.per is not None}
         self.fresh = 0
         self.kinds = {v.name: v.type.kind for v in g.vars}

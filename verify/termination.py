@@ -25,8 +25,10 @@ def _features(A, w) -> dict:
     for i, slot in enumerate(A.slots):
         if w.sizes[i] >= 0:
             f[f"size({slot.label})"] = w.sizes[i]
-    for name, v in w.vars.items():
-        if isinstance(v, int) and not isinstance(v, bool) and not is_interval(v):
+    for name, v in w.vars.items():     # numbers only: a seat, a suit or a card is a label, not an amount
+        decl = A.var_types.get(name)
+        if decl is not None and decl.type.kind == "int" and isinstance(v, int) and not isinstance(v, bool) and \
+                not is_interval(v):
             f[name] = v
     if w.selecting is not None:
         f["chosen"] = w.selecting[1]
@@ -34,8 +36,9 @@ def _features(A, w) -> dict:
 
 
 @without_cyclic_gc()   # a graph of the loop's nodes and edges, no cycles: nothing to collect
-def find_lasso(V, ex, nodes: set, edge_ok=lambda d: True):
-    """A reachable cycle inside ``nodes``: ((init, prefix edges, cycle edges) or None, the loop's DiGraph)."""
+def find_lasso(V, ex, nodes: set, edge_ok=lambda u, d: True):
+    """A reachable cycle inside ``nodes`` over the edges ``edge_ok(source, edge data)`` accepts: ((init, prefix
+    edges, cycle edges) or None, the loop's DiGraph)."""
     G = ex.graph
     H = nx.DiGraph()
     H.add_nodes_from(k for k in ex.states if k in nodes)   # exploration order, not a set's: deterministic
@@ -46,7 +49,7 @@ def find_lasso(V, ex, nodes: set, edge_ok=lambda d: True):
         for v, keyed in nbrs.items():
             if v in nodes:
                 for d in keyed.values():
-                    if edge_ok(d):
+                    if edge_ok(u, d):
                         data[(u, v)] = d
                         break
     H.add_edges_from(data)
@@ -120,6 +123,16 @@ def check_terminates(V: Verifier, prop: ir.Property) -> Result:
         return Result(prop.name, prop.kind, "proved",
                       f"exhaustive exploration: the loop has no cycle in the over-approximating abstraction "
                       f"({size_note(ex, A)}); every path leaves it within {longest} moves")
+    # a move may rest at a chance node of another phase on its way (a do phase's 'random'): play leaves the
+    # phases there, so a counterexample is a cycle of moves that rest nowhere else (ex.chance_rests)
+    phases = set(prop.phases)
+    lasso, _ = find_lasso(V, ex, nodes, edge_ok=lambda u, d: not ex.chance_rests.get((u, d["move"]), phases) -
+                          phases)
+    if lasso is None:
+        return Result(prop.name, prop.kind, "unknown",
+                      f"every cycle of the loop in the abstraction ({size_note(ex, A)}) has a move that may rest "
+                      f"at a chance node of another phase on its way (play leaves the phases there), and the "
+                      f"abstraction does not tell which of the move's outcomes do")
     init, prefix, cycle = lasso
     exact = all(_sure_exact(d) for d in cycle)
     real = V.replay(A, ex, init, prefix + cycle, lambda st: st.phase in prop.phases,
@@ -145,7 +158,7 @@ def check_match_terminates(V: Verifier, prop: ir.Property) -> Result:
     if ex is None:
         return stopped(prop.name, prop.kind, err)
     nodes = set(ex.states)
-    lasso, H = find_lasso(V, ex, nodes, edge_ok=lambda d: d.get("end_gains") is None)
+    lasso, H = find_lasso(V, ex, nodes, edge_ok=lambda u, d: d.get("end_gains") is None)
     bound = deal_count_bound(V)
     bound_text = f"; if every deal ends, the match ends within {bound}" if bound else ""
     if lasso is not None:
