@@ -64,10 +64,10 @@ def state_class(game) -> type:
     return cls
 
 
-def _step_limit(s) -> None:
+def _step_limit(s, start) -> None:
     """The compiled effects of one step reached the weight at which the interpreter may stop them: replay the match
-    in the interpreter, which raises its rule error if it stops them (the same message, naming the phase it is
-    in), or runs them to their end, and then the compiled code runs on.  A state the history does not lead to (a
+    in the interpreter, which raises its rule error if it stops them (the same message, naming ``start``, the phase
+    the effects began in), or runs them to their end, and then the compiled code runs on.  A state the history does not lead to (a
     determinized one) gets the rule error the generated module gives."""
     from .state import State
     if s.__dict__.get("_replayable", True):
@@ -76,7 +76,7 @@ def _step_limit(s) -> None:
             ref.apply_action(a)
         return
     raise RuleError(f"effects ran {s._ns['MAX_AUTO_STEPS']} steps without a decision: a loop of automatic phases? "
-                    f"(phase '{s.phase}')")
+                    f"(they began in phase '{start}')")
 
 
 class CompiledState:

@@ -592,6 +592,7 @@ class State(Machine):
         when play comes to rest (before a chance node or a decision) if a variable changed since it was last
         false, so that a block of effects such as a scoring row always runs to its end."""
         steps = 0
+        start = self.phase       # named by the step limit's error: where play was when the effects began
         while True:
             if self.dirty and (self.pending or not self.frames):
                 self._check_end()
@@ -605,7 +606,7 @@ class State(Machine):
             steps += 1
             if steps > MAX_AUTO_STEPS:
                 raise RuleError(f"effects ran {MAX_AUTO_STEPS} steps without a decision: a loop of automatic "
-                                f"phases? (phase '{self.phase}')")
+                                f"phases? (they began in phase '{start}')")
             self._run_frame()
 
     # -- card-level rules (exact in this domain) ----------------------------------------------------------------

@@ -1985,11 +1985,12 @@ def _write_random(s, draw, i):
     s.dirty = True
 
 
-def _step_limit(s):
-    """Effects ran as long as the interpreter allows without a rest: its rule error.  (The engine puts its own
-    function here, which asks the interpreter whether the limit is really reached.)"""
-    raise RuleError("effects ran %d steps without a decision: a loop of automatic phases? (phase '%s')" % (
-        MAX_AUTO_STEPS, s.phase))
+def _step_limit(s, start):
+    """Effects that began in phase ``start`` ran as long as the interpreter allows without a rest: its rule
+    error.  (The engine puts its own function here, which asks the interpreter whether the limit is really
+    reached.)"""
+    raise RuleError("effects ran %d steps without a decision: a loop of automatic phases? (they began in phase "
+                    "'%s')" % (MAX_AUTO_STEPS, start))
 
 
 def _settle(s, b):
@@ -1997,11 +1998,12 @@ def _settle(s, b):
     at rest, ``ends when`` if a variable changed, and who is to act (the machine's ``_settle``)."""
     if b >= 0:
         steps = 0
+        start = s.phase
         blocks, weight = BLOCKS, WEIGHT
         while b >= 0:
             steps += weight[b]
             if steps > STEP_LIMIT:
-                _step_limit(s)
+                _step_limit(s, start)
                 steps = -(1 << 62)    # the engine's interpreter found no limit: run on
             b = blocks[b](s)
     if s.dirty:

@@ -118,7 +118,8 @@ def test_several_braces_and_the_end_of_the_file():
     ('action play "I play" { goto play }', 'action play "I play" { ; goto play }',
      "a ';' may only end a statement inside a block; remove it"),
     ("deal 3 from stock", "deal 3 stock", "expected ',' or 'from'"),
-    ("    shuffle stock", "    shufle stock", "expected '=', '+=' or '-=' or an operator"),
+    ("    shuffle stock", "    shufle stock", "'shufle' (line 14) was read as a name: did you mean 'shuffle'? "
+                                               "(expected '=', '+=' or '-=' or an operator)"),
 ])
 def test_no_missing_brace_where_none_is_missing(old, new, hint):
     assert TINY.count(old) == 1
