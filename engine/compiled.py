@@ -66,9 +66,9 @@ def state_class(game) -> type:
 
 def _step_limit(s, start) -> None:
     """The compiled effects of one step reached the weight at which the interpreter may stop them: replay the match
-    in the interpreter, which raises its rule error if it stops them (the same message, naming ``start``, the phase
-    the effects began in), or runs them to their end, and then the compiled code runs on.  A state the history does not lead to (a
-    determinized one) gets the rule error the generated module gives."""
+    in the interpreter, which raises its rule error if it stops them (the same message, naming ``start``, the
+    phase the effects began in), or runs them to their end, and then the compiled code runs on.  A state the
+    history does not lead to (a determinized one) gets the rule error the generated module gives."""
     from .state import State
     if s.__dict__.get("_replayable", True):
         ref = State(s.game)

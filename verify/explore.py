@@ -271,7 +271,8 @@ class Explorer:
                 node = nodes[i]
                 if node is not None and not _gains_only(node[0], src_key) or kind == "over" or \
                         kind.startswith("error:"):
-                    out.append((_Reached(s.events + st.events, st.end_gains, st.exact, st.ctr, sid, node, st.phase), kind))
+                    out.append((_Reached(s.events + st.events, st.end_gains, st.exact, st.ctr, sid, node, st.phase),
+                                kind))
                     continue
             c = st.clone()
             c.events = s.events + st.events
