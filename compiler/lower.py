@@ -14,7 +14,7 @@ from . import ir
 from . import syntax as S
 from .diagnostics import Reporter, did_you_mean
 from .ir import BOOL, CARD, INT, PLAYER, RANK, SUIT, Type
-from .resolve import BUILTINS, ERROR, Scope, fold_int, int_bounds
+from .resolve import BUILTINS, ERROR, Scope, fold_int, has_error, int_bounds
 from .span import NO_SPAN
 
 TRICK_ZONE = "trick"
@@ -40,13 +40,6 @@ def _ir_nodes(x):
         elif is_dataclass(x) and not isinstance(x, type):
             yield x
             stack.extend(getattr(x, f.name) for f in fields(x))
-
-
-def has_error(x) -> bool:
-    """Whether IR ``x`` holds a part already refused (an error constant, or a variable whose type was refused):
-    what is built of it is not reported again."""
-    return any(getattr(n, "type", None) == ERROR for n in _ir_nodes(x)
-               if isinstance(n, (ir.Const, ir.VarRef)))
 
 
 DONE_SLOT = "done"
@@ -473,7 +466,7 @@ class _Lowering:
             hi = scope.check(p.high, env, INT, "the largest value of a parameter")
             lo = _folded(lo)
             hi = _folded(hi)
-            if has_error((lo, hi)):
+            if has_error(lo) or has_error(hi):
                 return None      # reported where it was checked
             # a bound read from the state (0..hand_size, 0..size(hand[actor])): one action per value it can
             # take, and the action is legal only between the bounds as they are (the guard says so)

@@ -85,6 +85,12 @@ def _subexprs(e):
                     yield from _subexprs(x)
 
 
+def has_error(e: ir.Expr) -> bool:
+    """Whether ``e`` holds a part already refused (an error constant, or a variable whose type was refused):
+    what is built of it is not reported again."""
+    return any(isinstance(x, (ir.Const, ir.VarRef)) and x.type == ERROR for x in _subexprs(e))
+
+
 def fold_int(e) -> int | None:
     """The value of an int expression made of constants (options are constants) and ``+ - * -x``; else None."""
     if isinstance(e, ir.Const) and e.type.kind == "int" and not isinstance(e.value, bool):
@@ -235,7 +241,6 @@ class Scope:
         x = self.check(b, {}, INT, "a range bound")
         v = fold_int(x)
         if v is None:
-            from .lower import has_error
             if not has_error(x):
                 self.rep.error("E104", "a range bound must be a constant: a number, an option, or (an expression "
                                        "of them)", b.span, "e.g. int in 0..(2 * target)")

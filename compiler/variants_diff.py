@@ -58,6 +58,7 @@ def diff_games(base: ir.Game, new: ir.Game, base_path: str, declared: set | None
             if name not in db:
                 lines.append(f"  - removed {kind} {name}")
             elif da[name] != db[name]:
+                at = len(lines)
                 if kind == "option":
                     lines.append(f"  ~ option {name}: {da[name].text} -> {db[name].text}")
                 elif kind == "phase":
@@ -75,16 +76,11 @@ def diff_games(base: ir.Game, new: ir.Game, base_path: str, declared: set | None
                     lines.append(f"  ~ table {name}: {', '.join(_row_changes(da[name], db[name])) or 'changed'}")
                 else:
                     lines.append(f"  ~ {kind} {name} changed")
+                if written is not None and (kind, name) not in written:
+                    lines[at] += " (not written in the variant: it reads what changed above)"
         for name in db:
             if name not in da:
                 lines.append(f"  + added {kind} {name}")
-    if written is not None:
-        for i, line in enumerate(lines):
-            parts = line.split()
-            if len(parts) >= 3 and parts[0] == "~" and parts[1] in ("option", "zone", "var", "phase", "table",
-                                                                    "property") and \
-                    (parts[1], parts[2].rstrip(":")) not in written:
-                lines[i] = line + " (not written in the variant: it reads what changed above)"
     if len(lines) == 1:
         lines.append("  (no change)")
     return lines
