@@ -31,7 +31,7 @@ import weakref
 
 from atout.compiler import ir
 
-from .evaluate import RuleError
+from .evaluate import RuleError, StepLimitError
 from .recall import masked_entry
 
 
@@ -75,8 +75,8 @@ def _step_limit(s, start) -> None:
         for a in list(s.history):
             ref.apply_action(a)
         return
-    raise RuleError(f"effects ran {s._ns['MAX_AUTO_STEPS']} steps without a decision: a loop of automatic phases? "
-                    f"(they began in phase '{start}')")
+    raise StepLimitError(f"effects ran {s._ns['MAX_AUTO_STEPS']} steps without a decision: a loop of automatic "
+                         f"phases? (they began in phase '{start}')")
 
 
 class CompiledState:

@@ -25,6 +25,11 @@ class RuleError(Exception):
         super().__init__(where + message)
 
 
+class StepLimitError(RuleError):
+    """Effects ran ``MAX_AUTO_STEPS`` steps without a decision (a loop of automatic phases): the rule error of
+    the engine's step limit, which cost it that many steps."""
+
+
 class ExprCompiler:
     """Compiles IR expressions for one game; ``layout`` gives zone indices and deck facts."""
 

@@ -21,7 +21,7 @@ import numbers
 
 from atout.compiler import ir
 
-from .evaluate import RuleError
+from .evaluate import RuleError, StepLimitError
 from .game import CHANCE, TERMINAL, Game
 from .machine import DEALER_DRAW, MAX_AUTO_STEPS, RANDOM_DRAW, Machine
 from .recall import DEAL, DEALER, MOVE, PHASE, REVEAL, VAR, masked_entry
@@ -605,8 +605,8 @@ class State(Machine):
                 return
             steps += 1
             if steps > MAX_AUTO_STEPS:
-                raise RuleError(f"effects ran {MAX_AUTO_STEPS} steps without a decision: a loop of automatic "
-                                f"phases? (they began in phase '{start}')")
+                raise StepLimitError(f"effects ran {MAX_AUTO_STEPS} steps without a decision: a loop of "
+                                     f"automatic phases? (they began in phase '{start}')")
             self._run_frame()
 
     # -- card-level rules (exact in this domain) ----------------------------------------------------------------

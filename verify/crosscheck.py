@@ -284,13 +284,11 @@ class _Arrival(_Check):
         self.phase = st.phase
 
     def observe(self, st):
-        from .properties import holds_concretely
+        from .properties import arrival_fails
         came = self.phase
         self.phase = st.phase
-        p = self.prop
-        if st.phase == p.target and came in p.phases and p.expr is not None and not st.is_terminal():
-            if not holds_concretely(self.V, p.expr, st):
-                return f"the proved condition of '{self.name}' fails on reaching '{p.target}'"
+        if arrival_fails(self.V, self.prop, came, st):
+            return f"the proved condition of '{self.name}' fails on reaching '{self.prop.target}'"
         return None
 
 

@@ -178,7 +178,7 @@ def concrete_violations(game, matches: int = 200, seed: int = 0, max_steps: int 
     dead end, a stuck state inside the phases of ``can_end``/``can_force`` (a dead end or a rule error there
     means the target cannot be reached)."""
     from atout.engine.bots import GreedyBot
-    from .properties import bound_holds, deal_record, holds_concretely
+    from .properties import arrival_fails, bound_holds, deal_record, holds_concretely
     g = game.ir
     rep = OracleReport()
     rng = random.Random(seed)
@@ -217,8 +217,7 @@ def concrete_violations(game, matches: int = 200, seed: int = 0, max_steps: int 
                     continue      # one violation of a property is enough
                 if p.kind == "invariant" and not holds_concretely(V, p.expr, st):
                     note(p.name, steps, "the invariant is false here")
-                elif p.kind == "conserves" and p.expr is not None and st.phase == p.target and \
-                        prev_phase in p.phases and not st.is_terminal() and not holds_concretely(V, p.expr, st):
+                elif p.kind == "conserves" and arrival_fails(V, p, prev_phase, st):
                     note(p.name, steps, "the condition is false on reaching the target")
             while fired:
                 t, rows = fired.pop(0)

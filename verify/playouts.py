@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from atout.engine.evaluate import RuleError
+from atout.engine.evaluate import RuleError, StepLimitError
 
 from .concretize import Realization
 
@@ -100,9 +100,8 @@ def _greedy_policy(bot_class):
     return make
 
 
-LOOP_TEXT = "steps without a decision"   # the engine's rule error at its step limit (MAX_AUTO_STEPS)
-LOOP_COST = 5_000     # what a step stopped by that limit counts as in a search's budget of states: it ran
-                      # the engine's hundred thousand steps, not one
+LOOP_COST = 5_000     # what a step stopped by the engine's step limit counts as in a search's budget of states:
+                      # it ran the engine's hundred thousand steps, not one
 
 
 def exhaustive(state, goal, max_states: int = 20_000, used: list | None = None):
@@ -110,42 +109,39 @@ def exhaustive(state, goal, max_states: int = 20_000, used: list | None = None):
     ``goal(state)`` holds.  Returns True (found), False (every continuation explored, none reaches it) or
     None (the budget ran out).  A rule error or a dead end is a continuation that does not reach it.
     ``used`` (a one-element list), when given, has the states searched added to it.  A step the engine stops
-    at its step limit counts as :data:`LOOP_COST` states."""
+    at its step limit (:class:`~atout.engine.evaluate.StepLimitError`) counts as :data:`LOOP_COST` states."""
     stack = [state]
     seen = 0
-    while stack:
-        st = stack.pop()
-        if goal(st):
-            break
-        if st.is_terminal():
-            continue
-        seen += 1
-        if seen > max_states:
-            if used is not None:
-                used[0] += seen
-            return None
-        chance = st.is_chance_node()
-        try:
-            options = [a for a, _ in st.chance_outcomes()] if chance else st.legal_actions()
-        except RuleError:      # the legal moves raise a rule error: a continuation that does not reach it
-            continue
-        for a in options:
-            nxt = st.clone()
-            nxt.on_score = st.on_score        # a goal may read the rows the continuation fires
-            try:
-                nxt.apply_action(a)
-            except RuleError as exc:
-                if LOOP_TEXT in str(exc):     # the engine's step limit: a loop of automatic phases, costly
-                    seen += LOOP_COST
+    try:
+        while stack:
+            st = stack.pop()
+            if goal(st):
+                return True
+            if st.is_terminal():
                 continue
-            stack.append(nxt)
-    else:
+            seen += 1
+            if seen > max_states:
+                return None
+            chance = st.is_chance_node()
+            try:
+                options = [a for a, _ in st.chance_outcomes()] if chance else st.legal_actions()
+            except RuleError:      # the legal moves raise a rule error: a continuation that does not reach it
+                continue
+            for a in options:
+                nxt = st.clone()
+                nxt.on_score = st.on_score        # a goal may read the rows the continuation fires
+                try:
+                    nxt.apply_action(a)
+                except StepLimitError:            # a loop of automatic phases: costly
+                    seen += LOOP_COST
+                    continue
+                except RuleError:
+                    continue
+                stack.append(nxt)
+        return False
+    finally:
         if used is not None:
             used[0] += seen
-        return False
-    if used is not None:
-        used[0] += seen
-    return True
 
 
 def dead_end(st) -> bool:

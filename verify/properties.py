@@ -67,8 +67,7 @@ def abstract_detail(V, ex, A, src, expr=None, move=None, last: int = 12) -> str:
     node ``src`` (then ``move``, where the violation lies, when given) and, at ``src``, the phase, the player
     to move, the zone sizes and the values of the variables ``expr`` reads (every deal variable when None),
     as the abstraction holds them (``[lo..hi]`` an interval, ``any`` any int, ``?`` a value it does not
-    keep).  A starting
-    point for a reader, not a play: no engine replayed it."""
+    keep).  A starting point for a reader, not a play: no engine replayed it."""
     found = V.path_to(ex, {src}) if src is not None else None
     w = ex.states.get(src) if src is not None else None
     if found is None or w is None:
@@ -293,18 +292,23 @@ def check_conserves(V: Verifier, prop: ir.Property) -> Result:
                      if prop.target else ""))
 
 
+def arrival_fails(V, prop, came, st) -> bool:
+    """A concrete violation of ``conserves PHASES reach P where C``: play rested in phase ``came`` (one of
+    PHASES), and now rests in ``st``, a state of P, where C fails."""
+    return prop.expr is not None and came in prop.phases and st.phase == prop.target and not st.is_terminal() \
+        and not holds_concretely(V, prop.expr, st)
+
+
 def _arrival_fails(V, prop, steps) -> bool:
-    """Whether the engine, replaying ``steps``, rests in a state of a phase of ``prop.phases`` and next in a
-    state of ``prop.target`` where the condition fails (a concrete violation of ``conserves ... reach``)."""
+    """Whether the engine, replaying ``steps``, rests at an arrival that :func:`arrival_fails`."""
     st = V.game.new_initial_state()
     for s in steps:
-        before = st.phase if not st.is_terminal() else None
+        came = st.phase if not st.is_terminal() else None
         try:
             st.apply_action(s["action"])
         except RuleError:
             return False
-        if before in prop.phases and st.phase == prop.target and not st.is_terminal() and \
-                not holds_concretely(V, prop.expr, st):
+        if arrival_fails(V, prop, came, st):
             return True
     return False
 

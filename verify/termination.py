@@ -126,8 +126,9 @@ def check_terminates(V: Verifier, prop: ir.Property) -> Result:
     # a move may rest at a chance node of another phase on its way (a do phase's 'random'): play leaves the
     # phases there, so a counterexample is a cycle of moves that rest nowhere else (ex.chance_rests)
     phases = set(prop.phases)
-    lasso, _ = find_lasso(V, ex, nodes, edge_ok=lambda u, d: not ex.chance_rests.get((u, d["move"]), phases) -
-                          phases)
+    if any(u in nodes and phs - phases for (u, _), phs in ex.chance_rests.items()):
+        lasso, _ = find_lasso(V, ex, nodes, edge_ok=lambda u, d: not ex.chance_rests.get((u, d["move"]), phases) -
+                              phases)
     if lasso is None:
         return Result(prop.name, prop.kind, "unknown",
                       f"every cycle of the loop in the abstraction ({size_note(ex, A)}) has a move that may rest "
