@@ -25,7 +25,8 @@ GAMES = sorted(os.path.join(ROOT, "rules", f) for f in os.listdir(os.path.join(R
      os.path.join(ROOT, "tests", "data", "family_constructs.atout"),
      os.path.join(ROOT, "tests", "data", "trump_order.atout"),
      os.path.join(ROOT, "tests", "data", "pinned_rows.atout"),
-     os.path.join(ROOT, "tests", "data", "card_blind.atout")]
+     os.path.join(ROOT, "tests", "data", "card_blind.atout"),
+     os.path.join(ROOT, "tests", "data", "partnership_auction.atout")]
 
 
 def _covered(abstract_values, concrete, A) -> bool:

@@ -26,18 +26,18 @@ GAMES = ["rules/ecarte.atout", "rules/ecarte_classic.atout", "tests/data/every_c
          "tests/data/param_bounds/shrinking_bids.atout"]
 
 
-def _graph(game, spec, reuse: bool, fast: bool = True):
+def _graph(game, spec, reuse: bool, fast: bool = True, share_runs: bool | None = None):
     V = Verifier(game)
     _, props, track, watch, blur = V._key(spec)
     A = Abstraction(game, track=track, watch=watch, blur=blur, props=props, range_errors=spec.range_errors)
     A.memoize = reuse
     A.fast_paths = fast
-    E = Explorer(A, summaries=reuse)
+    E = Explorer(A, summaries=reuse, share_runs=reuse if share_runs is None else share_runs)
     ex = E.explore()
     edges = sorted((repr(u), repr(v), str(d["move"]), repr(d["end_gains"]), d["exact"], d["sure"],
                     repr(d["events"]), repr(d["perm"]), d["rot"], repr(d.get("ctr")))
                    for u, v, d in ex.graph.edges(data=True))
-    return set(ex.states), edges, sorted(set(map(repr, ex.deal_ends))), E.summary_reuses
+    return set(ex.states), edges, sorted(set(map(repr, ex.deal_ends))), E.summary_reuses + E.run_reuses
 
 
 @pytest.mark.parametrize("path", GAMES)
@@ -67,6 +67,91 @@ def test_summaries_are_reused():
     many last tricks)."""
     game = Game(compile_file(str(ROOT / "rules/ecarte.atout")))
     assert _graph(game, Spec(precise=True), reuse=True)[3] > 0
+
+
+@pytest.mark.parametrize("path", GAMES + ["tests/data/partnership_auction.atout"])
+def test_shared_runs_change_nothing(path):
+    """A move's run shared by the nodes that differ only in the variables its action sets before reading
+    them (:meth:`Explorer._shared_run`) gives the graph, state for state and edge for edge, that running
+    the move from every node gives (the deal-end summaries on in both: without them the gains of this
+    file's deal ends are not refined by z3, so that reference would differ for another reason).  Not vacuous
+    on tests/data/partnership_auction.atout, whose bid sets 'passes', 'doubled' and 'declarer' first."""
+    game = Game(compile_file(str(ROOT / path)))
+    states, edges, ends, reuses = _graph(game, Spec(precise=False), reuse=True)
+    ref_states, ref_edges, ref_ends, ref_reuses = _graph(game, Spec(precise=False), reuse=True, share_runs=False)
+    assert (states, edges, ends) == (ref_states, ref_edges, ref_ends)
+    if path.endswith("partnership_auction.atout"):
+        assert reuses > ref_reuses
+
+
+def test_killed_variables_by_hand():
+    """What each action sets before anything reads it (by reading the rules): Bridge's bid sets 'passes',
+    'doubling' (its guard reads 'level' and 'strain', which it sets too) and, after the ifs that only write
+    the named_* cells, 'declarer'; a double sets 'passes' ('doubling' is read by its guard); a pass adds to
+    'passes'.  In the small auction, 'declarer' is set in both branches of an if/else."""
+    from atout.verify.liveness import killed_on_entry
+    for path, want in [("rules/bridge.atout", {"pass": set(), "double": {"passes"}, "redouble": {"passes"},
+                                               "bid": {"passes", "doubling", "declarer"}}),
+                       ("tests/data/partnership_auction.atout",
+                        {"pass": set(), "double": {"passes"}, "bid": {"passes", "doubled", "declarer"}})]:
+        g = compile_file(str(ROOT / path))
+        got = {a.name: set(killed_on_entry(g, a)) for ph in g.phases for a in ph.actions}
+        assert got == want, path
+
+
+KILLS = """
+game k "kills"
+players 2
+deck {{
+  suits clubs hearts
+  ranks A K Q
+}}
+zone stock: hidden, home
+zone hand: per player, private
+deal var x: int in 0..9 = 0
+deal var y: int in 0..9 = 0
+deal var z: int in 0..9 = 0
+phase deal {{
+  do {{
+    gather stock
+    shuffle stock
+    deal 2 from stock to hand starting left(dealer)
+    goto act
+  }}
+}}
+phase act {{
+  actor dealer
+  action go "Go" {guard}{{
+{body}
+    end deal
+  }}
+}}
+match {{
+  first dealer seat(0)
+  start deal
+  ends when deal_number >= 1
+  returns(p) = 0
+}}
+"""
+
+
+@pytest.mark.parametrize("guard, body, want", [
+    ("", "x = 1\n y = 2", {"x", "y"}),
+    ("when x == 0 ", "x = 1\n y = 2", {"y"}),                            # the guard reads x
+    ("", "y = x\n x = 1", {"y"}),                                        # x read before it is set
+    ("", "x += 1\n y = 2", {"y"}),                                       # += reads x
+    ("", "if y == 0 { x = 1 }\n z = 3", {"z"}),                           # no else: x may keep its value
+    ("", "if y == 0 { x = 1 } else { x = 2 }", {"x"}),                    # set on every branch
+    ("", "if y == 0 { x = 1 } else { z = x }", set()),                   # read on one branch
+    ("", "x = 1\n move 1 from stock to hand[actor]\n y = 2", {"x"}),        # not looked at past a draw
+])
+def test_killed_variables_of_small_actions(tmp_path, guard, body, want):
+    from atout.verify.liveness import killed_on_entry
+    f = tmp_path / "k.atout"
+    f.write_text(KILLS.format(guard=guard, body="    " + body.replace("\n", "\n   ")))
+    g = compile_file(str(f))
+    act = next(a for ph in g.phases for a in ph.actions if a.name == "go")
+    assert set(killed_on_entry(g, act)) == want
 
 
 def test_reused_outcomes_skip_the_canonical_form(monkeypatch):

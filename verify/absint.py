@@ -23,6 +23,8 @@ depends on the exploration unknown, naming the construct.
 """
 from __future__ import annotations
 
+import itertools
+
 from atout.compiler import ir
 from atout.engine.evaluate import RuleError
 from atout.engine.machine import RANDOM_DRAW, Machine
@@ -139,6 +141,12 @@ class Abstraction(AbstractEvaluator):
         # With many tricks, which player won each is too much to enumerate: keep only the total.
         self.blur_tricks = any(ph.trick is not None and isinstance(ph.trick.count, ir.Const) and
                                ph.trick.count.value >= 8 for ph in self.g.phases)
+        # With sides, each side's total is kept (("S", totals)), or, when only statements read how the tricks
+        # split, only the total until one of them runs (see split_reads)
+        self.split_reads = split_reads(self.g) if self.blur_tricks and self.g.sides else None
+        self._splits: dict = {}
+        self._killed: dict = {}
+        self.entry_start_calls = 0   # runs of record_entry_start (a move that makes one is run for itself)
         from .liveness import subexprs
         ends = list(subexprs(self.g.match.ends_when))
         self.ends_reads = {x.name for x in ends if isinstance(x, ir.VarRef)}
@@ -339,13 +347,25 @@ class Abstraction(AbstractEvaluator):
         """Tricks won at the start of a deal: per player, or only the total (``("T", n)``) for long deals."""
         if not self.blur_tricks:
             return [0] * self.n
-        if self.g.sides:
+        if self.g.sides and self.split_reads is None:
             return ("S", (0,) * len(self.g.sides))
         return ("T", 0)
+
+    def splits(self, n: int) -> list[tuple[int, ...]]:
+        """Every way ``n`` tricks can be shared among the sides (each side's total, in the order of
+        ``sides``): what a total kept alone stands for when a statement reads the split."""
+        got = self._splits.get(n)
+        if got is None:
+            k = len(self.g.sides)
+            got = self._splits[n] = [c for c in itertools.product(range(n + 1), repeat=k) if sum(c) == n]
+        return got
 
     # -- liveness ---------------------------------------------------------------------------------------
     def forget(self, w: "AbstractState") -> None:
         """Replace what nothing still to run in this deal reads by canonical values (see liveness)."""
+        won = w.tricks_won
+        if self.split_reads is not None and won.__class__ is tuple and won[0] == "S":
+            w.tricks_won = ("T", sum(won[1]))   # a split read by a statement is kept only until the rest
         if w.phase is None or w.phase not in self.live.zones:
             return
         L = self.live
@@ -376,10 +396,20 @@ class Abstraction(AbstractEvaluator):
         names = self.frozen[w.phase] + self.companions[w.phase]
         self.entries[w.phase].setdefault(tuple(w.vars[n] for n in names), None)
 
+    def killed(self, act: ir.Action) -> frozenset:
+        """The deal variables whose values before ``act`` do not matter to it (:func:`.liveness.killed_on_entry`),
+        computed once per action."""
+        got = self._killed.get(id(act))
+        if got is None:
+            from .liveness import killed_on_entry
+            got = self._killed[id(act)] = killed_on_entry(self.g, act)
+        return got
+
     def record_entry_start(self, w: "AbstractState") -> None:
         """``w``, its next statement the start of an entry suffix (:attr:`entry_blocks`; no draw pending),
         keeps the state for z3 (one per part of it the suffix reads).  A suffix started inside another
         block or with local names cannot be run from the state alone: its phase gets no entry relation."""
+        self.entry_start_calls += 1
         body, start, suffix, phase = self.entry_blocks[id(w.frames[-1][0])]
         if len(w.frames) != 1 or w.frames[0][2] or w.frames[0][3] is not None:
             self.entry_broken.add(phase)
@@ -544,6 +574,47 @@ class StateKey(tuple):
         return StateKey, (tuple(self),)
 
 
+def _reads_split(e) -> bool:
+    """Whether expression ``e`` reads how the tricks won split among players or sides: a ``tricks(...)``
+    anywhere except in ``sum(p in players: tricks(p))``, the total."""
+    from .liveness import _children
+    if isinstance(e, ir.Quant) and e.kind == "sum" and e.domain is None and isinstance(e.body, ir.Call) and \
+            e.body.fn == "tricks" and isinstance(e.body.args[0], ir.Local) and e.body.args[0].name == e.var:
+        return False
+    if isinstance(e, ir.Call) and e.fn == "tricks":
+        return True
+    return any(_reads_split(c) for c in _children(e))
+
+
+def split_reads(g: ir.Game) -> frozenset | None:
+    """The ids of the statements that read how the tricks split (their own expressions; a ``score``, the
+    conditions of its table's rows), when nothing else does (a guard, an actor, a trick's options, the
+    match, a property): then an abstract state keeps only the total of tricks won, and a statement of these
+    runs under each way the total can split among the sides (:meth:`AbstractState._exec`).  Nothing is lost
+    against keeping each side's total: who wins a trick is not modelled (any player who played), so every
+    split of a total is reached with the rest of the state alike unless something reads it before.  None
+    when something other than a statement reads the split."""
+    from .liveness import exprs_of_stmt, rule_expressions
+    stmts = [x for ph in g.phases for b in ([a.body for a in ph.actions] + [ph.body] + (
+        [ph.trick.then, ph.trick.after] if ph.trick is not None else [])) for x in ir.walk_stmts(b)]
+    stmts += [x for t in g.tables for r in t.rows for x in ir.walk_stmts(r.body)]
+    in_stmts: set = set()
+    reads: set = set()
+    for x in stmts:
+        own = list(exprs_of_stmt(x))
+        if isinstance(x, ir.Score):
+            own += [r.guard for r in g.table(x.table).rows]
+        in_stmts.update(id(e) for e in own)
+        if any(_reads_split(e) for e in own):
+            reads.add(id(x))
+    for t in g.tables:
+        in_stmts.update(id(r.guard) for r in t.rows)
+    for e in rule_expressions(g):
+        if id(e) not in in_stmts and _reads_split(e):
+            return None
+    return frozenset(reads)
+
+
 # functions of their arguments alone (no zone, card place or trick state read)
 _PURE_FUNCTIONS = frozenset({"total", "max", "min", "abs", "side", "partner", "left", "right", "seat", "clockwise",
                              "ord", "color", "suit", "rank"})
@@ -670,6 +741,16 @@ class AbstractState(Machine):
             self.pins = None
 
     # -- choices -------------------------------------------------------------------------------------------
+    def _exec(self, s: ir.Stmt, env: dict) -> None:
+        """The machine's, where a statement that reads how the tricks split (:func:`split_reads`) first
+        chooses one way the total kept can split among the sides."""
+        won = self.tricks_won
+        if won.__class__ is tuple and won[0] == "T" and self.chooser is not None:
+            reads = self.A.split_reads
+            if reads and id(s) in reads:
+                self.tricks_won = ("S", self.choose(self.A.splits(won[1])))
+        Machine._exec(self, s, env)
+
     def choose(self, options: list, chance: bool = False):
         """One of ``options``; the explorer runs every one.  A choice among several options that is not a
         chance outcome makes the step inexact (the abstraction could not tell)."""

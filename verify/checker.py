@@ -145,7 +145,7 @@ class Budget:
     cross_steps: int = 12_000
     timeout: float | None = 600.0
     coarsen_at: int = 100_000
-    coarsen_probe: tuple = (20_000, 2.0)
+    coarsen_probe: tuple = (5_000, 2.0)
     t0: float = field(default_factory=time.perf_counter)
 
     @property

@@ -76,8 +76,8 @@ FUNCTIONS = {
     "right": "exact; of none: a rule error",
     "partner": "exact; of none: a rule error",
     "side": "exact; of none: a rule error",
-    "tricks": "exact per player with fewer than 8 tricks a deal, else only the total (and each side's); of "
-              "none: a rule error",
+    "tricks": "exact per player with fewer than 8 tricks a deal, else only the total (and each side's, or each "
+              "way the total splits between the sides in a statement that reads it); of none: a rule error",
     "played": "exact",
     "total": "exact or an interval", "max": "exact or an interval", "min": "exact or an interval",
     "abs": "exact or an interval",

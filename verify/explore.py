@@ -162,8 +162,9 @@ class Explorer:
 
     def __init__(self, A: Abstraction, max_states: int = 400_000, deadline: float | None = None,
                  monitors=(), summaries: bool = True, coarse_probe: tuple | None = None,
-                 max_transitions: int | None = None):
-        """``summaries=False`` runs every deal's scoring afresh (the reference the tests compare with).
+                 max_transitions: int | None = None, share_runs: bool = True):
+        """``summaries=False`` runs every deal's scoring afresh, ``share_runs=False`` every move from every node
+        (:meth:`_shared_run`): the references the tests compare with.
 
         ``coarse_probe``: ``(names, min_states, ratio)``: once the graph has ``min_states`` states, raise
         :class:`CoarsenLimit` as soon as they number ``ratio`` times or more the states they would be with the
@@ -178,6 +179,7 @@ class Explorer:
             at = [i for i, v in enumerate(A.g.vars) if v.name in names and v.name in kept]
             self.coarse_probe = (at, least, ratio, set()) if at else None
         self.summaries = summaries
+        self.share_runs = share_runs
         self.summary_reuses = 0
         self.g = A.g
         self.max_states = max_states
@@ -190,6 +192,8 @@ class Explorer:
         self.steps = 0
         self.edges = 0                  # edges added to the graph
         self._summaries: dict = {}      # (state at a 'then' block, exact) -> its outcomes (see _summary)
+        self._runs: dict = {}           # (move, node with the action's killed variables blanked) -> its run
+        self.run_reuses = 0
         self._summary_root = None
 
     # -- choices ------------------------------------------------------------------------------------
@@ -616,6 +620,17 @@ class Explorer:
             seen_edges: dict = {}
             for move, lk, how, sure in moves:
                 A.current = (key, move)
+                shared = self._shared_run(node, key, move, lk, how)
+                if shared is not None:
+                    got = self._runs.get(shared)
+                    if got is not None:      # the same run from a node that differs only in killed variables
+                        self._reuse_run(G, ex, key, move, sure, states, frontier, seen_edges, *got)
+                        continue
+                    saved = self.monitors
+                    seen: list = []
+                    if len(saved) > 1:   # monitors besides the chance recorder (a kept run rests at no chance node)
+                        self.monitors = saved + [lambda kind, st, src, mv: seen.append((kind, st.clone()))]
+                    marks = (len(A.match_range_writes), A.entry_start_calls)
                 start = node.clone()
                 try:
                     if move.kind == "start":
@@ -633,10 +648,53 @@ class Explorer:
                     results += self.settle(items, key, move) if items else []
                 except Unsupported as exc:
                     raise ExplorationLimit(f"the abstraction cannot model {exc}") from None
+                finally:
+                    if shared is not None:
+                        self.monitors = saved
+                if shared is not None and not self._chance_phases and \
+                        marks == (len(A.match_range_writes), A.entry_start_calls) and \
+                        not any(st.__class__ is _Reached or "_sid" in st.__dict__ for st, _ in results):
+                    nodes = [None] * len(results)
+                    self._runs[shared] = (seen, [(st.clone(), kind) for st, kind in results], nodes)
+                    for i, (st, kind) in enumerate(results):
+                        st._slot = (nodes, i)    # where _add keeps the node it gives (see _reuse_run)
                 if self._chance_phases:
                     ex.chance_rests[(key, move)] = frozenset(self._chance_phases)
                 for st, kind in results:
                     self._edge(G, ex, key, move, st, kind, sure, states, frontier, seen_edges)
+
+    def _shared_run(self, node: AbstractState, key, move, lk, how):
+        """The key under which the run of a named action from ``node`` is kept for the nodes that differ from
+        it only in the action's killed variables (:meth:`Abstraction.killed`), or None when it has none (or
+        reuse is off).  The key is the node's with those values blanked."""
+        if not self.share_runs or how is None or how[0] != "named":
+            return None
+        killed = self.A.killed(how[1])
+        if not killed:
+            return None
+        vals = list(key[_VARS])
+        for i, name in enumerate(node.vars):
+            if name in killed:
+                vals[i] = None
+        return (move, lk, key[:_VARS] + (tuple(vals),) + key[_VARS + 1:])
+
+    def _reuse_run(self, G, ex, key, move, sure, states, frontier, seen_edges, seen, results, nodes) -> None:
+        """What a fresh run of ``move`` from node ``key`` would do, from the run kept for another node that
+        differs only in the action's killed variables: the same states, which the monitors see again from
+        this node, and the same outcomes, each an edge from it.  A run is kept only when nothing else it did
+        depends on the node it started from: it rested at no chance node, wrote no ranged match variable,
+        started no entry suffix and ran no deal-end summary.  An outcome whose node :meth:`_add` gave before
+        (``nodes``, where it does not depend on the node the move started from) is passed on as that node."""
+        self.run_reuses += 1
+        for kind, st in seen:
+            for m in self.monitors:
+                m(kind, st, key, move)
+        for (st, kind), node in zip(results, nodes):
+            if node is not None and not _gains_only(node[0], key):    # (never set for the end or an error)
+                st = _Reached(st.events, st.end_gains, st.exact, st.ctr, None, node, st.phase)
+            else:
+                st = st.clone()
+            self._edge(G, ex, key, move, st, kind, sure, states, frontier, seen_edges)
 
     def _check_counters(self, ex: "Explored") -> dict:
         """The highest value each counter of a coarse abstraction takes (``{name: int}``), or

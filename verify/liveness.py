@@ -339,6 +339,45 @@ def rule_expressions(g: ir.Game, first_dealer: bool = True, properties: bool = T
     return exprs
 
 
+def killed_on_entry(g: ir.Game, act: ir.Action) -> frozenset:
+    """The deal variables (plain ones, not per player or side) that every run of ``act``'s body sets with
+    ``=`` before anything reads them, and that its guard does not read: what the action does (its outcomes,
+    and every state anything observes on its way) is the same whatever their values before it.  Only the
+    body's first statements are looked at, as long as they are assignments and ``if``s made of assignments
+    (nothing there rests, draws, scores or leaves the phase); a variable set in an ``if`` counts only when
+    every branch, ``else`` included, sets it.  The explorer runs such an action once for all the states that
+    differ only in these variables (:meth:`.explore.Explorer._search`)."""
+    types = {v.name: v for v in g.vars}
+    plain = (ir.Assign, ir.If)
+
+    def run(stmts, read: set) -> tuple[set, set, bool]:
+        kills, read = set(), set(read)
+        for s in stmts:
+            if isinstance(s, ir.Assign):
+                read |= _reads(exprs_of(s))[0]
+                v = types[s.var]
+                if s.op == "=" and s.index is None and v.scope == "deal" and v.per is None and s.var not in read:
+                    kills.add(s.var)
+                else:
+                    read.add(s.var)
+            elif isinstance(s, ir.If) and all(isinstance(x, plain) for x in walk(s.orelse)) and \
+                    all(isinstance(x, plain) for _, b in s.branches for x in walk(b)):
+                read |= _reads(c for c, _ in s.branches)[0]
+                per_branch, reads_inside = [], set()
+                for b in [b for _, b in s.branches] + [s.orelse]:
+                    k, r, _ = run(b, read)
+                    per_branch.append(k)
+                    reads_inside |= r
+                kills |= set.intersection(*per_branch) if s.orelse else set()
+                read |= reads_inside
+            else:
+                return kills, read, False
+        return kills, read, True
+
+    guard = _reads(exprs_of(act.guard))[0] if act.guard is not None else set()
+    return frozenset(run(act.body, guard)[0])
+
+
 def surely_leaves(block) -> bool:
     """Whether every run of ``block`` ends with ``goto`` or ``end deal`` (an ``if`` counts when all its branches
     and its ``else`` do; a loop never does)."""
