@@ -12,6 +12,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from atout.compiler import compile_file, ir
 from atout.engine import Game
 from atout.verify.absint import Abstraction, AbstractState
@@ -193,3 +195,25 @@ def test_a_run_below_the_exact_values_of_a_variable_is_followed():
     assert cross.matches >= 24 and not cross.failures, cross.failures[:1]
     assert {r.name: r.verdict for r in results if not r.name.startswith("builtin:")} == \
         {"c0_lt": "proved", "c1_lt": "proved"}
+
+
+@pytest.mark.parametrize("path", ["rules/ecarte.atout", "tests/data/partnership_auction.atout",
+                                  "tests/data/crosscheck/overlapping_nodes.atout",
+                                  "tests/data/crosscheck/widened_boundary.atout"])
+def test_the_coverage_index_finds_every_covering_node(monkeypatch, path):
+    """Coverage indexes the nodes by what a covering node must have equal to the state, the variables exact
+    in every node included: every lookup of the cross-check finds the nodes a scan of all of them finds."""
+    from atout.verify import alpha
+    orig = alpha.Coverage.find_all
+    looked = []
+
+    def checked(self, key):
+        got = orig(self, key)
+        scan = ([key] if key in self.ex.states else []) + \
+            [k for k in self.ex.states if k != key and alpha.key_covers(k, key, self._cards, self._tracked)]
+        assert set(got) == set(scan)
+        looked.append(key)
+        return got
+    monkeypatch.setattr(alpha.Coverage, "find_all", checked)
+    verify_game(Game(compile_file(os.path.join(ROOT, path))), budget=Budget(cross_check=12), cross=CrossCheck())
+    assert looked

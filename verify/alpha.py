@@ -10,7 +10,7 @@ concrete state or step; the refutations of liveness use them to know that a repl
 from __future__ import annotations
 
 from .absint import AbstractState, Abstraction
-from .values import ANON, FORGOT, IN_DEAD, covers
+from .values import ANON, FORGOT, IN_DEAD, Interval, covers, is_top
 
 # positions in AbstractState.key()
 _SIZES, _TRACKED, _VARS, _TRICKS_WON, _GAINS = 3, 4, 5, 11, 13
@@ -113,6 +113,15 @@ def key_covers(a: tuple, c: tuple, cards: frozenset = frozenset(), tracked=()) -
     return True
 
 
+def _exact(v) -> bool:
+    """Whether abstract value ``v`` stands for itself alone (no interval, no unknown value, in every cell)."""
+    if v.__class__ is Interval:     # (a named tuple)
+        return False
+    if isinstance(v, tuple):
+        return not is_top(v) and all(_exact(x) for x in v)
+    return True
+
+
 def _card_covers(u, v, tracked) -> bool:
     """Whether the abstract value ``u`` of a card variable stands for ``v``: equal, or the anonymous card for a
     card the abstraction does not track."""
@@ -130,7 +139,12 @@ class Coverage:
         self._tracked = frozenset(A.track_index)
 
     def _skeleton(self, k):
-        return tuple(x for i, x in enumerate(k) if i not in (_SIZES, _TRACKED, _VARS, _GAINS))
+        """What a covering node has equal to the state: every field but the sizes, the tracked cards, the
+        variables and the gains, and the variables that are exact in every node (a node's exact value
+        covers only itself)."""
+        vals = k[_VARS]
+        return tuple(x for i, x in enumerate(k) if i not in (_SIZES, _TRACKED, _VARS, _GAINS)) + \
+            tuple(vals[j] if j < len(vals) else None for j in self._exact)
 
     def find(self, key):
         """A node standing for the concrete state of key ``key`` (its own key first), or None."""
@@ -150,6 +164,9 @@ class Coverage:
 
     def _candidates(self, key):
         if self._index is None:
+            width = max((len(k[_VARS]) for k in self.ex.states), default=0)
+            self._exact = [j for j in range(width) if j not in self._cards and
+                           all(j < len(k[_VARS]) and _exact(k[_VARS][j]) for k in self.ex.states)]
             self._index = {}
             for k in self.ex.states:
                 self._index.setdefault(self._skeleton(k), []).append(k)

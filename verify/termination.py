@@ -111,7 +111,10 @@ def check_terminates(V: Verifier, prop: ir.Property) -> Result:
                       f"(unknown), so no play stays there for ever")
     if lasso is None:
         # acyclic: explain with a ranking function found by z3
-        edges = [(_features(A, ex.states[u]), u[0], _features(A, ex.states[v]), v[0]) for u, v in H.edges()]
+        feats: dict = {}     # per node, computed once (a node is the end of many edges)
+        for u in H:
+            feats[u] = _features(A, ex.states[u])
+        edges = [(feats[u], u[0], feats[v], v[0]) for u, v in H.edges()]
         common = sorted(set.intersection(*[set(e[0]) & set(e[2]) for e in edges])) if edges else []
         rank = smt.ranking_function(edges, common, V.budget.rlimit) if edges else None
         longest = nx.dag_longest_path_length(H) if H.number_of_nodes() else 0
