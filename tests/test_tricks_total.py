@@ -74,3 +74,25 @@ def test_a_bound_below_the_truth_is_refuted_with_the_total(tmp_path):
     results, _ = verify_game(Game(compile_file(str(f))), names=["deal_swing"])
     assert results[0].verdict == "refuted"
     assert "160" in "\n".join(results[0].counterexample.play_by_play)
+
+
+def test_a_split_read_during_the_deal_is_kept_for_the_rest_of_it(tmp_path):
+    """The audit's case (a split read after each trick): once a statement has chosen how the total splits,
+    the next trick adds to that split; choosing it afresh at each read would forget that a side's tricks
+    never go down.  By hand: 'odd' can never become true (North-South reached 5 tricks and then had fewer),
+    so the invariant is proved and the condition that sets it never holds (builtin:guards refuted), as with
+    each side's total kept from the start; and the cross-check maps every run into the graph."""
+    text = AUCTION.read_text().replace(
+        "deal var calls: int in 0..60 = 0",
+        "deal var calls: int in 0..60 = 0\ndeal var ns_lead: bool = false\ndeal var odd: bool = false").replace(
+        "    then {\n", "    after trick {\n      if tricks(0) + tricks(2) >= 5 { ns_lead = true }\n"
+        "      if ns_lead and tricks(0) + tricks(2) < 5 { odd = true }\n    }\n    then {\n", 1)
+    text += "property never_odd: invariant not odd\n"
+    f = tmp_path / "after_split.atout"
+    f.write_text(text)
+    assert split_reads(compile_file(str(f)))
+    cross = CrossCheck()
+    results, _ = verify_game(Game(compile_file(str(f))), cross=cross)
+    got = {r.name: r.verdict for r in results}
+    assert got["never_odd"] == "proved" and got["builtin:guards"] == "refuted"
+    assert cross.failures == [] and cross.steps > 0

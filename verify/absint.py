@@ -363,9 +363,6 @@ class Abstraction(AbstractEvaluator):
     # -- liveness ---------------------------------------------------------------------------------------
     def forget(self, w: "AbstractState") -> None:
         """Replace what nothing still to run in this deal reads by canonical values (see liveness)."""
-        won = w.tricks_won
-        if self.split_reads is not None and won.__class__ is tuple and won[0] == "S":
-            w.tricks_won = ("T", sum(won[1]))   # a split read by a statement is kept only until the rest
         if w.phase is None or w.phase not in self.live.zones:
             return
         L = self.live
@@ -589,11 +586,12 @@ def _reads_split(e) -> bool:
 def split_reads(g: ir.Game) -> frozenset | None:
     """The ids of the statements that read how the tricks split (their own expressions; a ``score``, the
     conditions of its table's rows), when nothing else does (a guard, an actor, a trick's options, the
-    match, a property): then an abstract state keeps only the total of tricks won, and a statement of these
-    runs under each way the total can split among the sides (:meth:`AbstractState._exec`).  Nothing is lost
-    against keeping each side's total: who wins a trick is not modelled (any player who played), so every
-    split of a total is reached with the rest of the state alike unless something reads it before.  None
-    when something other than a statement reads the split."""
+    match, a property): then an abstract state keeps only the total of tricks won until a statement of these
+    runs, which first chooses each way the total can split among the sides (:meth:`AbstractState._exec`);
+    the split chosen is kept for the rest of the deal.  Nothing is lost against keeping each side's total
+    from the start: who wins a trick is not modelled (any player who played), so until something reads the
+    split, every split of a total is reached with the rest of the state alike.  None when something other
+    than a statement reads the split."""
     from .liveness import exprs_of_stmt, rule_expressions
     stmts = [x for ph in g.phases for b in ([a.body for a in ph.actions] + [ph.body] + (
         [ph.trick.then, ph.trick.after] if ph.trick is not None else [])) for x in ir.walk_stmts(b)]

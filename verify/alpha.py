@@ -52,7 +52,7 @@ def abstract_state(A: Abstraction, st) -> AbstractState:
     blank = A.no_tricks()
     if isinstance(blank, list):
         w.tricks_won = list(st.tricks_won)
-    elif blank[0] == "T":
+    elif blank[0] == "T" and A.split_reads is None:
         w.tricks_won = ("T", sum(st.tricks_won))
     else:
         w.tricks_won = ("S", tuple(sum(st.tricks_won[p] for p in side) for side in g.ir.sides))
@@ -108,6 +108,11 @@ def key_covers(a: tuple, c: tuple, cards: frozenset = frozenset(), tracked=()) -
         elif i in (_VARS, _GAINS):
             if not covers(x, y):
                 return False
+        elif i == _TRICKS_WON:
+            # only the total kept (until a statement reads the split: absint.split_reads) stands for each split
+            if not (x.__class__ is tuple and y.__class__ is tuple and x and y and x[0] == "T" and y[0] == "S"
+                    and x[1] == sum(y[1])):
+                return False
         else:
             return False
     return True
@@ -140,11 +145,14 @@ class Coverage:
 
     def _skeleton(self, k):
         """What a covering node has equal to the state: every field but the sizes, the tracked cards, the
-        variables and the gains, and the variables that are exact in every node (a node's exact value
+        variables and the gains, the total of tricks won (a node keeping only the total covers each of its
+        splits between the sides), and the variables that are exact in every node (a node's exact value
         covers only itself)."""
         vals = k[_VARS]
-        return tuple(x for i, x in enumerate(k) if i not in (_SIZES, _TRACKED, _VARS, _GAINS)) + \
-            tuple(vals[j] if j < len(vals) else None for j in self._exact)
+        won = k[_TRICKS_WON]
+        total = won[1] if won and won[0] == "T" else sum(won[1]) if won and won[0] == "S" else won
+        return tuple(x for i, x in enumerate(k) if i not in (_SIZES, _TRACKED, _VARS, _GAINS, _TRICKS_WON)) + \
+            (total,) + tuple(vals[j] if j < len(vals) else None for j in self._exact)
 
     def find(self, key):
         """A node standing for the concrete state of key ``key`` (its own key first), or None."""
