@@ -145,6 +145,7 @@ class Abstraction(AbstractEvaluator):
         # split, only the total until one of them runs (see split_reads)
         self.split_reads = split_reads(self.g) if self.blur_tricks and self.g.sides else None
         self._splits: dict = {}
+        # per action, the positions of the variables it sets before reading them (see killed_at)
         self._killed: dict = {}
         self.entry_start_calls = 0   # runs of record_entry_start (a move that makes one is run for itself)
         from .liveness import subexprs
@@ -393,13 +394,14 @@ class Abstraction(AbstractEvaluator):
         names = self.frozen[w.phase] + self.companions[w.phase]
         self.entries[w.phase].setdefault(tuple(w.vars[n] for n in names), None)
 
-    def killed(self, act: ir.Action) -> frozenset:
-        """The deal variables whose values before ``act`` do not matter to it (:func:`.liveness.killed_on_entry`),
-        computed once per action."""
+    def killed_at(self, act: ir.Action) -> tuple[int, ...]:
+        """The positions, in a state's variables (declaration order, as in its key), of the deal variables whose
+        values before ``act`` do not matter to it (:func:`.liveness.killed_on_entry`); computed once per action."""
         got = self._killed.get(id(act))
         if got is None:
             from .liveness import killed_on_entry
-            got = self._killed[id(act)] = killed_on_entry(self.g, act)
+            names = killed_on_entry(self.g, act)
+            got = self._killed[id(act)] = tuple(i for i, v in enumerate(self.g.vars) if v.name in names)
         return got
 
     def record_entry_start(self, w: "AbstractState") -> None:
@@ -592,10 +594,9 @@ def split_reads(g: ir.Game) -> frozenset | None:
     from the start: who wins a trick is not modelled (any player who played), so until something reads the
     split, every split of a total is reached with the rest of the state alike.  None when something other
     than a statement reads the split."""
-    from .liveness import exprs_of_stmt, rule_expressions
-    stmts = [x for ph in g.phases for b in ([a.body for a in ph.actions] + [ph.body] + (
-        [ph.trick.then, ph.trick.after] if ph.trick is not None else [])) for x in ir.walk_stmts(b)]
-    stmts += [x for t in g.tables for r in t.rows for x in ir.walk_stmts(r.body)]
+    from .liveness import exprs_of_stmt, phase_stmts, rule_expressions
+    stmts = [x for ph in g.phases for x in phase_stmts(g, ph)]
+    stmts += [x for t in g.tables for r in t.rows for x in ir.walk_stmts(r.body)]   # tables no phase scores too
     in_stmts: set = set()
     reads: set = set()
     for x in stmts:

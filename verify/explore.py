@@ -620,7 +620,7 @@ class Explorer:
             seen_edges: dict = {}
             for move, lk, how, sure in moves:
                 A.current = (key, move)
-                shared = self._shared_run(node, key, move, lk, how)
+                shared = self._shared_run(key, move, lk, how)
                 if shared is not None:
                     got = self._runs.get(shared)
                     if got is not None:      # the same run from a node that differs only in killed variables
@@ -663,19 +663,18 @@ class Explorer:
                 for st, kind in results:
                     self._edge(G, ex, key, move, st, kind, sure, states, frontier, seen_edges)
 
-    def _shared_run(self, node: AbstractState, key, move, lk, how):
-        """The key under which the run of a named action from ``node`` is kept for the nodes that differ from
-        it only in the action's killed variables (:meth:`Abstraction.killed`), or None when it has none (or
+    def _shared_run(self, key, move, lk, how):
+        """The key under which the run of a named action from node ``key`` is kept for the nodes that differ from
+        it only in the action's killed variables (:meth:`Abstraction.killed_at`), or None when it has none (or
         reuse is off).  The key is the node's with those values blanked."""
         if not self.share_runs or how is None or how[0] != "named":
             return None
-        killed = self.A.killed(how[1])
+        killed = self.A.killed_at(how[1])
         if not killed:
             return None
         vals = list(key[_VARS])
-        for i, name in enumerate(node.vars):
-            if name in killed:
-                vals[i] = None
+        for i in killed:
+            vals[i] = None
         return (move, lk, key[:_VARS] + (tuple(vals),) + key[_VARS + 1:])
 
     def _reuse_run(self, G, ex, key, move, sure, states, frontier, seen_edges, seen, results, nodes) -> None:

@@ -350,7 +350,9 @@ def killed_on_entry(g: ir.Game, act: ir.Action) -> frozenset:
     types = {v.name: v for v in g.vars}
     plain = (ir.Assign, ir.If)
 
-    def run(stmts, read: set) -> tuple[set, set, bool]:
+    def run(stmts, read: set) -> tuple[set, set]:
+        """(the variables ``stmts`` set before reading them, everything read): up to the first statement
+        that is neither an assignment nor an ``if`` of assignments."""
         kills, read = set(), set(read)
         for s in stmts:
             if isinstance(s, ir.Assign):
@@ -365,14 +367,14 @@ def killed_on_entry(g: ir.Game, act: ir.Action) -> frozenset:
                 read |= _reads(c for c, _ in s.branches)[0]
                 per_branch, reads_inside = [], set()
                 for b in [b for _, b in s.branches] + [s.orelse]:
-                    k, r, _ = run(b, read)
+                    k, r = run(b, read)
                     per_branch.append(k)
                     reads_inside |= r
                 kills |= set.intersection(*per_branch) if s.orelse else set()
                 read |= reads_inside
             else:
-                return kills, read, False
-        return kills, read, True
+                break
+        return kills, read
 
     guard = _reads(exprs_of(act.guard))[0] if act.guard is not None else set()
     return frozenset(run(act.body, guard)[0])
