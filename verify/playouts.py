@@ -169,6 +169,29 @@ def distances_to(ex, targets) -> dict:
     return dist
 
 
+#: the options a steered decision weighs at most (each costs a look-ahead step and an abstraction)
+STEER_POOL = 16
+
+
+def varied_sample(st, options: list, rng: random.Random, k: int = STEER_POOL) -> list:
+    """``k`` of the legal ``options`` of the decision at ``st`` for a steered search to weigh: one of each kind
+    of move first (each named action, each card action, a card play: ``state._legal()``), at random within
+    its kind, then others at random.  A uniform sample would weigh a rare kind (Bridge's pass, one action
+    among 35 bids) in a third of the decisions only, and a search that needs four passes in a row would
+    almost never try them."""
+    how = st._legal()
+    kinds: dict = {}
+    for a in options:
+        h = how.get(a)
+        act = h[1] if h is not None and len(h) > 1 else None
+        kinds.setdefault((h and h[0], act.name if act is not None else None), []).append(a)
+    first = [v[rng.randrange(len(v))] for v in kinds.values()]
+    if len(first) >= k:
+        return rng.sample(first, k)
+    chosen = set(first)
+    return first + rng.sample([a for a in options if a not in chosen], k - len(first))
+
+
 def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon: float = 0.15, before_step=None):
     """Seeded engine matches steered toward the abstract ``targets``: at every decision and chance node the
     option whose next state at rest maps (:mod:`.alpha`) closest to a target in the abstract graph is
@@ -208,7 +231,7 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
                 anon = [a for a in options if a not in tracked]
                 pool = [a for a in options if a in tracked] + ([anon[sub.randrange(len(anon))]] if anon else [])
             else:
-                pool = options if len(options) <= 12 else sub.sample(options, 12)
+                pool = options if len(options) <= STEER_POOL else varied_sample(st, options, sub)
             scored = []
             used[0] += len(pool)
             for a in pool:

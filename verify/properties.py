@@ -999,8 +999,13 @@ def _witnesses(V: Verifier, ex, A) -> set:
         stale = 0 if new else stale + 1
         if stale >= STALE_MATCHES:
             break
+    sources = None
     for w in actions:
-        if w not in taken and _steered_witness(V, ex, A, w):
+        if w in taken:
+            continue
+        if sources is None:
+            sources = _move_sources(ex)
+        if _steered_witness(V, ex, A, w, sources):
             taken.add(w)
             if len(w) == 3:
                 taken.add(w[:2])
@@ -1026,13 +1031,23 @@ def _wanted(V: Verifier, actions=None) -> set:
         {(ph.name, "") for ph in V.g.phases if ph.kind == "trick"}
 
 
-def _steered_witness(V: Verifier, ex, A, w) -> bool:
+def _move_sources(ex) -> dict:
+    """(phase, action name) -> the abstract nodes of ``ex`` with an edge taking that action: one pass over
+    the edges."""
+    out: dict = {}
+    for u, _, d in ex.graph.edges(data=True):
+        m = d["move"]
+        if m is not None:
+            out.setdefault((phase_of(u), m.action), set()).add(u)
+    return out
+
+
+def _steered_witness(V: Verifier, ex, A, w, sources: dict | None = None) -> bool:
     """Whether engine matches steered toward the abstract states where ``w`` ((phase, action) or (phase,
     action, value)) is taken reach a concrete state where it is legal (a witness that it is reachable);
-    ``search_steps`` engine steps."""
+    ``search_steps`` engine steps.  ``sources``: :func:`_move_sources` of ``ex``, when already computed."""
     from .playouts import steered_search
-    targets = {u for u, _, d in ex.graph.edges(data=True)
-               if d["move"] is not None and d["move"].action == w[1] and phase_of(u) == w[0]}
+    targets = set((sources if sources is not None else _move_sources(ex)).get((w[0], w[1]), ()))
 
     def legal_here(st):
         if st.is_terminal() or st.is_chance_node() or st.phase != w[0]:

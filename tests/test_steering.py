@@ -1,0 +1,63 @@
+"""The steered searches of the verifier weigh every kind of move (:func:`atout.verify.playouts.varied_sample`).
+
+A steered search looks one step ahead at up to ``STEER_POOL`` options of a decision and plays the one whose
+next state is closest, in the abstract graph, to where it wants to go.  When a decision has more options than
+that, a uniform sample would leave out a rare kind of move most of the time: Bridge's pass is one action among
+36 at the opening call, and a passed-out deal needs four passes in a row.  The sample now takes one option of
+each kind (each named action, each card action, a card play) first.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from atout.compiler import compile_file
+from atout.engine import Game
+from atout.verify import playouts
+from atout.verify.checker import Budget
+from atout.verify.cli import verify_game
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _opening_call(path: str):
+    """The first decision of a match of ``path``: its state, after the deal's chance steps (seeded)."""
+    game = Game(compile_file(str(ROOT / path)))
+    st = game.new_initial_state()
+    rng = random.Random(3)
+    while st.is_chance_node():
+        st.apply_action(rng.choice([a for a, _ in st.chance_outcomes()]))
+    return game, st
+
+
+def test_every_kind_of_move_is_weighed_at_bridges_opening_call():
+    game, st = _opening_call("rules/bridge.atout")
+    options = st.legal_actions()
+    # by hand: nobody has bid, so no double or redouble; the pass and each of the 35 bids 1C..7NT are legal
+    names = {a: st.action_to_string(a) for a in options}
+    assert len(options) == 36
+    passes = [a for a, text in names.items() if text == "Pass"]
+    assert len(passes) == 1
+    for seed in range(20):
+        pool = playouts.varied_sample(st, options, random.Random(seed))
+        assert len(pool) == playouts.STEER_POOL == len(set(pool))
+        assert set(pool) <= set(options)
+        assert passes[0] in pool                 # a uniform sample of 16 of 36 leaves it out 5 times in 9
+    # and the bids are not always the same ones
+    assert len({frozenset(playouts.varied_sample(st, options, random.Random(s))) for s in range(5)}) > 1
+
+
+def _guards_verdict(steps: int) -> str:
+    results, _ = verify_game(Game(compile_file(str(ROOT / "tests/data/long_auction.atout"))), names=[],
+                             builtins=True, budget=Budget(search_steps=steps))
+    return next(r.verdict for r in results if r.name == "builtin:guards")
+
+
+def test_a_passed_out_deal_is_reached_by_steering(monkeypatch):
+    """tests/data/long_auction.atout: 60 bids and a pass; the condition 'passes == 4' holds only when the four
+    players pass in a row before any bid.  Steering weighs the pass at every call and makes it hold within
+    2,000 engine steps; with the uniform sample used before, the same budget never does (unknown)."""
+    assert _guards_verdict(2000) == "proved"
+    monkeypatch.setattr(playouts, "varied_sample",
+                        lambda st, options, rng, k=playouts.STEER_POOL: rng.sample(options, k))
+    assert _guards_verdict(2000) == "unknown"
