@@ -61,3 +61,26 @@ def test_a_passed_out_deal_is_reached_by_steering(monkeypatch):
     monkeypatch.setattr(playouts, "varied_sample",
                         lambda st, options, rng, k=playouts.STEER_POOL: rng.sample(options, k))
     assert _guards_verdict(2000) == "unknown"
+
+
+def test_the_searches_of_one_verification_share_the_coverage_and_the_distances():
+    """The coverage index and the distances to a set of targets are made once per exploration (kept on it),
+    give what fresh ones give, and are made afresh once the graph has grown."""
+    from atout.verify.alpha import Coverage, alpha, coverage_of
+    from atout.verify.checker import Verifier
+    game = Game(compile_file(str(ROOT / "tests/data/partnership_auction.atout")))
+    V = Verifier(game)
+    prop = next(p for p in game.ir.properties if p.name == "deal_swing")
+    ex, A, _ = V.exploration(V.spec_for(prop))
+    cov = coverage_of(ex, A)
+    assert coverage_of(ex, A) is cov
+    fresh = Coverage(ex, A)
+    _, st = _opening_call("tests/data/partnership_auction.atout")
+    key = alpha(A, st)[0]
+    assert cov.find_all(key) == fresh.find_all(key) and cov.find_all(key)
+    targets = set(list(ex.states)[-5:])
+    dist = playouts._distances(ex, targets)
+    assert dist == playouts.distances_to(ex, targets) and playouts._distances(ex, targets) is dist
+    ex.graph.add_node(("a node added later",))
+    assert coverage_of(ex, A) is not cov
+    assert playouts._distances(ex, targets) is not dist

@@ -133,6 +133,18 @@ def _card_covers(u, v, tracked) -> bool:
     return u == v or (u == ANON and isinstance(v, int) and v >= 0 and v not in tracked)
 
 
+def coverage_of(ex, A: Abstraction) -> "Coverage":
+    """The :class:`Coverage` of exploration ``ex`` with abstraction ``A``, made once and kept on ``ex`` (its
+    index is built at the first look-up): the searches of one verification share it.  Made afresh when the
+    graph changed size since."""
+    cache = ex.__dict__.setdefault("_coverages", {})
+    size = (len(ex.states), len(ex.graph))
+    got = cache.get(id(A))
+    if got is None or got[0] is not A or got[1] != size:
+        got = cache[id(A)] = (A, size, Coverage(ex, A))
+    return got[2]
+
+
 class Coverage:
     """Finds the explored node that stands for a concrete state (exact key first, then a covering node with
     the same control)."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from atout.engine.evaluate import RuleError
 
-from .alpha import Coverage, alpha
+from .alpha import alpha, coverage_of
 from .playouts import MAX_MATCH_STEPS
 from .values import DEAL_START
 
@@ -47,7 +47,7 @@ class _Graph:
         self.spec = spec
         self.ex = ex
         self.A = A
-        self.cov = Coverage(ex, A)
+        self.cov = coverage_of(ex, A)
         self.users: list[str] = []
 
 

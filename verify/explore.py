@@ -711,8 +711,7 @@ class Explorer:
         G = ex.graph
         states = ex.states
         out: dict = {}      # node -> [(successor or None when not a state, ctr)]
-        H = nx.DiGraph()
-        H.add_nodes_from(states)
+        pairs: dict = {}    # the edges between states that carry a counter record, each pair once, in order
         for u in states:
             row = out[u] = []
             for v, keyed in G.adj[u].items():
@@ -722,7 +721,10 @@ class Explorer:
                     if ctr is not None:
                         row.append((v if inside else None, ctr))
                         if inside:
-                            H.add_edge(u, v)
+                            pairs[(u, v)] = None
+        H = nx.DiGraph()
+        H.add_nodes_from(states)
+        H.add_edges_from(pairs)
         cond = nx.condensation(H)
         comp = cond.graph["mapping"]
         order = [cond.nodes[c]["members"] for c in nx.topological_sort(cond)]

@@ -169,6 +169,19 @@ def distances_to(ex, targets) -> dict:
     return dist
 
 
+def _distances(ex, targets) -> dict:
+    """:func:`distances_to`, kept on ``ex`` for the same targets (the witnesses of each value of one action
+    steer toward the same nodes); made afresh when the graph gained states or nodes since."""
+    cache = ex.__dict__.setdefault("_distances", {})
+    key = (frozenset(targets), len(ex.states), len(ex.graph))
+    got = cache.get(key)
+    if got is None:
+        if len(cache) >= 8:
+            cache.clear()
+        got = cache[key] = distances_to(ex, targets)
+    return got
+
+
 #: the options a steered decision weighs at most (each costs a look-ahead step and an abstraction)
 STEER_POOL = 16
 
@@ -199,11 +212,11 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
     the options weighed included.  Returns a :class:`Realization` of the first state where ``found(state)``
     holds, or None.  ``before_step()``, when given, is called just before every step applied (the options
     weighed included): a ``found`` that watches what a step does (the rows a scoring fires) starts afresh."""
-    from .alpha import Coverage, alpha
-    dist = distances_to(ex, targets)
+    from .alpha import alpha, coverage_of
+    dist = _distances(ex, targets)
     if not dist:
         return None
-    cov = Coverage(ex, A)
+    cov = coverage_of(ex, A)
     far = max(dist.values()) + 1
     memo: dict = {}
 

@@ -10,7 +10,7 @@ play of the other side's strategy is shown as a lasso when the engine can repeat
 """
 from __future__ import annotations
 
-from .alpha import Coverage, alpha
+from .alpha import alpha, coverage_of
 from .checker import Counterexample, Result, Verifier
 from .graphs import coreachable, escape_region, must_attractor, strategy_move
 from .properties import automatic_target, phase_of, size_note, stopped, trace
@@ -131,7 +131,7 @@ def refute_at_chance(V, ex, A, name, kind, open_rests, attr, phases, goal_for, g
     it searches every continuation for ``goal_for(state)(later state)``: none reaches it (a trap), or,
     unless ``chance_helps``, chance has an outcome after which play stops, none reaches it, or the other
     side's escape region ``W`` holds play (a node that stands for the state)."""
-    cov = Coverage(ex, A)
+    cov = coverage_of(ex, A)
     rank = {u: i for i, u in enumerate(_by_depth(V, ex, {u for u, _ in open_rests}))}
     adj = ex.successors()
     order = dict.fromkeys(u for u, _ in sorted(open_rests, key=lambda um: rank.get(um[0], len(rank))))
@@ -265,7 +265,7 @@ def refute_reach(V, ex, A, name, kind, targets, missing, coalition, in_scope, go
     engine searches every continuation of a replayed state for ``goal(state)``.  ``why`` (a list) receives
     what was found in the abstraction but not replayed, for the unknown verdict's message."""
     G = ex.graph
-    cov = Coverage(ex, A)
+    cov = coverage_of(ex, A)
     # a state from which even the over-approximation never reaches the goal is a real trap
     co = coreachable(G, targets)
     trapped = {u for u in missing if u not in co}
