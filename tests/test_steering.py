@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from atout.compiler import compile_file
 from atout.engine import Game
 from atout.verify import playouts
@@ -84,3 +86,19 @@ def test_the_searches_of_one_verification_share_the_coverage_and_the_distances()
     ex.graph.add_node(("a node added later",))
     assert coverage_of(ex, A) is not cov
     assert playouts._distances(ex, targets) is not dist
+
+
+@pytest.mark.parametrize("pool", [12, 16, 30])
+def test_a_search_the_abstraction_cannot_guide_plays_on_instead_of_weighing(monkeypatch, pool):
+    """tests/fixtures/audit/table_rows_read_deal_number.atout: row b of table t fires only in the second deal
+    when both players bid 29 (of 0..29); in the third deal with both bids 29 no row fires, so 'complete t' is
+    false (by hand, the file's header).  The abstraction keeps the bids as an interval, so every bid weighed
+    looks alike: a search that weighed them at every decision spent its budget on look-ahead (the code before
+    found one of the two, which one depending on the sample size).  Now such a decision is played at random
+    once its options looked alike, and the matches go on: both are found, whatever the sample size."""
+    monkeypatch.setattr(playouts, "STEER_POOL", pool)
+    game = Game(compile_file(str(ROOT / "tests/fixtures/audit/table_rows_read_deal_number.atout")))
+    results, _ = verify_game(game)
+    got = {r.name: r.verdict for r in results}
+    assert got["ct"] == got["builtin:table:t"] == "refuted"
+    assert got["builtin:guards"] == "proved"

@@ -205,10 +205,20 @@ def varied_sample(st, options: list, rng: random.Random, k: int = STEER_POOL) ->
     return first + rng.sample([a for a in options if a not in chosen], k - len(first))
 
 
+#: the share of random choices a steered search's matches rise to, and over how many failed matches
+STEER_EPSILON_MAX = 0.5
+STEER_WIDEN = 64
+
+
 def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon: float = 0.15, before_step=None):
     """Seeded engine matches steered toward the abstract ``targets``: at every decision and chance node the
     option whose next state at rest maps (:mod:`.alpha`) closest to a target in the abstract graph is
-    preferred (ties, and a share ``epsilon`` of the choices, at random).  ``steps`` bounds the engine steps,
+    preferred (ties, and a share of the choices, at random: ``epsilon`` in the first match, rising with each
+    match that failed to :data:`STEER_EPSILON_MAX` over :data:`STEER_WIDEN` matches, since an abstract
+    distance followed closely can lead the same wrong way every time).  A decision whose options all looked
+    alike when weighed (the abstraction cannot tell them apart: a bid kept only as an interval) is not
+    weighed again at the same node with the same options: one is played at random, and the budget goes to
+    more matches.  ``steps`` bounds the engine steps,
     the options weighed included.  Returns a :class:`Realization` of the first state where ``found(state)``
     holds, or None.  ``before_step()``, when given, is called just before every step applied (the options
     weighed included): a ``found`` that watches what a step does (the rows a scoring fires) starts afresh."""
@@ -234,17 +244,26 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
     tracked = set(A.track)
     used = [0]
 
-    def make(sub):
+    # (node key, options) of decisions where every option weighed looked alike -> how many times: enough when
+    # every option was weighed, twice when a sample was (two samples alike: the abstraction cannot tell)
+    flat: dict = {}
+
+    def make(sub, eps):
         def policy(st, options, chance):
-            if len(options) == 1 or sub.random() < epsilon:
+            if len(options) == 1 or sub.random() < eps:
                 return options[sub.randrange(len(options))]
+            here = None
+            if not chance:
+                here = (alpha(A, st)[0], tuple(options))
+                if flat.get(here, 0) >= 2:   # weighing them again would only spend the budget: one at random
+                    return options[sub.randrange(len(options))]
             if chance and st.pending and st.pending[0][0] >= 0:
                 # chance outcomes of one class (a tracked card, or any untracked one) look alike to the
                 # abstraction: weigh one of each
                 anon = [a for a in options if a not in tracked]
                 pool = [a for a in options if a in tracked] + ([anon[sub.randrange(len(anon))]] if anon else [])
             else:
-                pool = options if len(options) <= STEER_POOL else varied_sample(st, options, sub)
+                pool = options if len(options) <= STEER_POOL else varied_sample(st, options, sub, STEER_POOL)
             scored = []
             used[0] += len(pool)
             for a in pool:
@@ -264,11 +283,16 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
                 return options[sub.randrange(len(options))]
             best = min(d for d, _ in scored)
             ties = [a for d, a in scored if d == best]
+            if here is not None and len(ties) == len(pool):
+                flat[here] = flat.get(here, 0) + (2 if len(pool) == len(options) else 1)
             return ties[sub.randrange(len(ties))]
         return policy
 
+    tried = 0
     while used[0] < steps:
         sub = random.Random(rng.randrange(1 << 30))
+        eps = epsilon + (max(epsilon, STEER_EPSILON_MAX) - epsilon) * min(1.0, tried / STEER_WIDEN)
+        tried += 1
         hit = {}
 
         def on_state(st, trail):
@@ -277,7 +301,7 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
                 return True
             return False
 
-        played, _, _ = play_match(V.game, make(sub), on_state, max_steps=MAX_MATCH_STEPS, before_step=before_step)
+        played, _, _ = play_match(V.game, make(sub, eps), on_state, max_steps=MAX_MATCH_STEPS, before_step=before_step)
         used[0] += len(played) + 1
         if hit:
             trail, st = hit["at"]
