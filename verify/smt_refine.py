@@ -479,6 +479,10 @@ def writes_may_leave_range(m: BlockModel) -> bool | None:
     return m.possible(any_of(out)) if out else False
 
 
+#: the distinct bounds of earlier blocks kept as guesses for each watched variable (the latest)
+GAIN_HINTS = 6
+
+
 def gain_bounds(A, w, stmts) -> tuple[dict, dict] | None:
     """What block ``stmts`` run from ``w`` adds to the match variables, as z3 bounds: ``(final, writes)``,
     each ``{(var, cell): (lo, hi)}`` (None: unbounded).  ``final``: the change of each watched variable over
@@ -487,16 +491,27 @@ def gain_bounds(A, w, stmts) -> tuple[dict, dict] | None:
     m = block_model(A, w, stmts)
     if m is None:
         return None
-    # the bounds found for the previous block guide the search for this one's (blocks that differ in the
-    # tricks taken add much the same): fewer checks, the same bounds
+    # the bounds found for earlier blocks guide the search for this one's (blocks that differ in the tricks
+    # taken add much the same, to one cell or to another: Bridge's sides swap with the declarer): fewer
+    # checks, the same bounds
     hints = A.__dict__.setdefault("_gain_bound_hints", {})
+
+    def guide(name):
+        return list(hints.get(name, ()))
+
+    def learn(name, b):
+        seen = hints.setdefault(name, [])
+        if b not in seen:
+            seen.append(b)
+            del seen[:-GAIN_HINTS]
     final = {}
     for name in A.watch:
         for j, term in enumerate(m.ex.gains(name)):
             if not _const(term):
-                b = m.bounds(term, hint=hints.get(("final", name, j)))
+                b = m.bounds(term, hint=guide(("final", name)))
                 if b is not None:
-                    final[(name, j)] = hints[("final", name, j)] = b
+                    final[(name, j)] = b
+                    learn(("final", name), b)
     by_cell: dict = {}
     for name, cell, gain, cond in m.ex.writes:
         by_cell.setdefault((name, cell), []).append((gain, cond))
@@ -508,9 +523,10 @@ def gain_bounds(A, w, stmts) -> tuple[dict, dict] | None:
             at = z3.If(which == i, _as_int(items[i][0]), _as_int(at))
         happens = all_of([which >= 0, which < len(items),
                           any_of(land(which == i, c) for i, (_, c) in enumerate(items))])
-        b = m.bounds(at, happens, hint=hints.get(("write",) + key))
+        b = m.bounds(at, happens, hint=guide(("write", key[0])))
         if b is not None:
-            writes[key] = hints[("write",) + key] = b
+            writes[key] = b
+            learn(("write", key[0]), b)
     return final, writes
 
 

@@ -1032,9 +1032,10 @@ def bounds(s: z3.Solver, term, cond=True, hint=None):
     """``(lo, hi)`` of ``term`` under the solver's constraints where ``cond`` holds (None: unbounded, or not
     decided); None when ``cond`` cannot hold.  Each bound is found by galloping from a model's value (a
     bound twice as far each time, then halving the gap): a few satisfiability checks, cheaper than z3's
-    optimiser here.  ``hint``, a guess ``(lo, hi)`` (a similar term's bounds; None entries: no guess), is
-    tried first: a right guess costs two checks, a wrong one narrows the search; the bounds returned are
-    what z3 shows either way.  The solver is left as it was."""
+    optimiser here.  ``hint``, a guess ``(lo, hi)`` or a list of guesses (similar terms' bounds; None
+    entries: no guess), is tried first, each guess of a side from the nearest: a right guess costs two
+    checks, a wrong one narrows the search; the bounds returned are what z3 shows either way.  The solver is
+    left as it was."""
     s.push()
     try:
         if cond is not True:
@@ -1050,17 +1051,18 @@ def bounds(s: z3.Solver, term, cond=True, hint=None):
         v = s.model().eval(t, model_completion=True)
         if not z3.is_int_value(v):
             return (None, None)
-        h_lo, h_hi = hint if hint is not None else (None, None)
-        lo = _greatest(s, -t, -v.as_long(), None if h_lo is None else -h_lo)
-        hi = _greatest(s, t, v.as_long(), h_hi)
+        guesses = [] if hint is None else [hint] if isinstance(hint, tuple) else list(hint)
+        lo = _greatest(s, -t, -v.as_long(), [-g[0] for g in guesses if g[0].__class__ is int])
+        hi = _greatest(s, t, v.as_long(), [g[1] for g in guesses if g[1].__class__ is int])
         return (None if lo is None else -lo, hi)
     finally:
         s.pop()
 
 
-def _greatest(s, u, known: int, guess: int | None = None):
+def _greatest(s, u, known: int, guesses=()):
     """The greatest value of ``u`` under the solver's constraints, ``known`` one of its values; None when
-    unbounded (beyond :data:`OUT`) or when z3 gives up.  ``guess``: a value tried first (see :func:`bounds`)."""
+    unbounded (beyond :data:`OUT`) or when z3 gives up.  ``guesses``: values tried first, the least above
+    ``known`` first (see :func:`bounds`)."""
     def above(x):                     # a value of u >= x, or False (none), or None (z3 gave up)
         r = s.check(u >= x)
         if r == z3.unsat:
@@ -1068,12 +1070,20 @@ def _greatest(s, u, known: int, guess: int | None = None):
         if r != z3.sat:
             return None
         return s.model().eval(u, model_completion=True).as_long()
-    if guess.__class__ is int and known < guess < OUT:
+    for guess in sorted({g for g in guesses if g.__class__ is int and g < OUT}):
+        if guess <= known:
+            continue                  # a value of u already reaches it
         got = above(guess)
         if got is False:              # the greatest lies in known .. guess - 1
             return _bisect(above, known, known + 1, guess - 1)
-        if got is not None:           # at least the guess: gallop on from there (one check when it is right)
-            known = got
+        if got is None:
+            break
+        got2 = above(got + 1)         # at least the guess: is it the greatest?
+        if got2 is False:
+            return got
+        if got2 is None:
+            return None
+        known = got2                  # beyond it: on to the next guess, then gallop on
     step = 1
     while True:                       # gallop: a value at least ``step`` beyond the best known?
         got = above(known + step)
