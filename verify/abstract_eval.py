@@ -154,16 +154,24 @@ class AbstractEvaluator:
         change it."""
         if w.pins is not None:
             # first without the pins: a read whose value does not depend on them makes no choice (the step
-            # stays exact); only a read with several values is evaluated again, its closed parts pinned
-            vals = self.eval_unpinned(e, w, env)
+            # stays exact); only a read with several values is evaluated again, its closed parts pinned.
+            # That first evaluation is the one made without pins: memoised alike (a bid's condition, read
+            # for each of its values in the legal moves, where the pins are set)
+            vals = self._memoised(e, w, env) if self.memoize else self.eval_unpinned(e, w, env)
             return vals if len(vals) <= 1 else self.eval(e, w, env)
         if not self.memoize:
             return self.eval(e, w, env)
+        return self._memoised(e, w, env)
+
+    def _memoised(self, e: ir.Expr, w, env: dict) -> list:
+        """:meth:`eval_unpinned`, memoised when ``e`` reads nothing but variables, the dealer and the locals
+        of ``env`` (see :meth:`values`)."""
+        ev = self.eval if w.pins is None else self.eval_unpinned
         reads = self._pure.get(id(e), _MISSING)
         if reads is _MISSING:
             reads = self._pure[id(e)] = _pure_reads(e)
         if reads is None:
-            return self.eval(e, w, env)
+            return ev(e, w, env)
         names, dealer = reads
         vars_ = w.vars
         k = (id(e), w.dealer if dealer else None, *[vars_[n] for n in names])
@@ -172,10 +180,10 @@ class AbstractEvaluator:
             try:
                 hash(k)
             except TypeError:
-                return self.eval(e, w, env)
+                return ev(e, w, env)
         got = self._memo.get(k)
         if got is None:
-            got = self._memo[k] = self.eval(e, w, env)
+            got = self._memo[k] = ev(e, w, env)
         return got
 
     def eval_unpinned(self, e: ir.Expr, w, env: dict) -> list:
