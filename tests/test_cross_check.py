@@ -17,7 +17,7 @@ import pytest
 from atout.compiler import compile_file, ir
 from atout.engine import Game
 from atout.verify.absint import Abstraction, AbstractState
-from atout.verify.checker import Budget
+from atout.verify.checker import Budget, Verifier
 from atout.verify.cli import verify_game
 from atout.verify.crosscheck import CrossCheck
 from atout.verify.liveness import Liveness
@@ -217,3 +217,20 @@ def test_the_coverage_index_finds_every_covering_node(monkeypatch, path):
     monkeypatch.setattr(alpha.Coverage, "find_all", checked)
     verify_game(Game(compile_file(os.path.join(ROOT, path))), budget=Budget(cross_check=12), cross=CrossCheck())
     assert looked
+
+
+def test_a_large_bucket_is_split_by_an_exact_variable_in_exploration_order():
+    """A bucket of the coverage index larger than SPLIT_AT is split by the exact value of one variable
+    (a node exact there covers only a state with that value); the candidates keep the bucket's order, so
+    ``find`` picks the same node a scan would."""
+    from atout.verify import alpha
+    game = Game(compile_file(os.path.join(ROOT, "tests/data/partnership_auction.atout")))
+    V = Verifier(game)
+    prop = next(p for p in game.ir.properties if p.name == "deal_swing")
+    ex, A, _ = V.exploration(V.spec_for(prop))
+    cov = alpha.Coverage(ex, A)
+    for key in list(ex.states)[::7]:
+        scan = [k for k in ex.states if k != key and alpha.key_covers(k, key, cov._cards, cov._tracked)]
+        assert cov.find_all(key) == [key] + scan
+    big = [b for b in cov._index.values() if len(b) > alpha.SPLIT_AT]
+    assert big and any(part[0] is not None for part in cov._splits.values())

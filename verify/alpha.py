@@ -9,6 +9,8 @@ concrete state or step; the refutations of liveness use them to know that a repl
 """
 from __future__ import annotations
 
+import heapq
+
 from .absint import AbstractState, Abstraction
 from .values import ANON, FORGOT, IN_DEAD, Interval, covers, is_top
 
@@ -145,6 +147,10 @@ def coverage_of(ex, A: Abstraction) -> "Coverage":
     return got[2]
 
 
+#: a bucket of the coverage index larger than this is split by a variable's exact value (Coverage._split)
+SPLIT_AT = 16
+
+
 class Coverage:
     """Finds the explored node that stands for a concrete state (exact key first, then a covering node with
     the same control)."""
@@ -183,11 +189,65 @@ class Coverage:
         return out
 
     def _candidates(self, key):
+        """The nodes that may cover ``key``, in exploration order: its bucket of the index (equal skeleton);
+        in a large bucket, only those with an exact value of the bucket's splitting variable equal to the
+        state's, and those without an exact value there (:meth:`_split`)."""
         if self._index is None:
-            width = max((len(k[_VARS]) for k in self.ex.states), default=0)
+            width = self._width = max((len(k[_VARS]) for k in self.ex.states), default=0)
             self._exact = [j for j in range(width) if j not in self._cards and
                            all(j < len(k[_VARS]) and _exact(k[_VARS][j]) for k in self.ex.states)]
             self._index = {}
+            self._splits = {}
             for k in self.ex.states:
                 self._index.setdefault(self._skeleton(k), []).append(k)
-        return self._index.get(self._skeleton(key), ())
+        sk = self._skeleton(key)
+        bucket = self._index.get(sk, ())
+        if len(bucket) <= SPLIT_AT:
+            return bucket
+        part = self._splits.get(sk)
+        if part is None:
+            part = self._splits[sk] = self._split(bucket)
+        j, by_value, loose = part
+        vals = key[_VARS]
+        c = vals[j] if j is not None and j < len(vals) else None
+        if c.__class__ is not int and c.__class__ is not bool:
+            return bucket
+        hit = by_value.get(c, ())
+        if not loose or not hit:
+            return [k for _, k in (hit or loose)]
+        return [k for _, k in heapq.merge(hit, loose)]
+
+    def _split(self, bucket: list):
+        """``(j, {value: [(position, node)]}, [(position, node)])``: the nodes of ``bucket`` by their exact
+        int (or bool) value of variable ``j``, and those whose value there is not one (an interval, unknown).
+        A node exact at ``j`` covers only a state with that value (:func:`key_covers`), so the others need no
+        look.  ``j`` (a variable that is not a card) is the one leaving the fewest candidates on average; None
+        when none splits the bucket."""
+        best, best_cost = None, len(bucket)
+        for j in range(self._width):
+            if j in self._cards or j in self._exact:
+                continue
+            values: dict = {}
+            for k in bucket:
+                v = k[_VARS]
+                x = v[j] if j < len(v) else None
+                if x.__class__ is int or x.__class__ is bool:
+                    values[x] = values.get(x, 0) + 1
+            exact = sum(values.values())
+            if len(values) < 2:
+                continue
+            cost = len(bucket) - exact + exact / len(values)
+            if cost < best_cost:
+                best, best_cost = j, cost
+        if best is None:
+            return None, {}, ()
+        by_value: dict = {}
+        loose = []
+        for pos, k in enumerate(bucket):
+            v = k[_VARS]
+            x = v[best] if best < len(v) else None
+            if x.__class__ is int or x.__class__ is bool:
+                by_value.setdefault(x, []).append((pos, k))
+            else:
+                loose.append((pos, k))
+        return best, by_value, loose

@@ -710,24 +710,27 @@ class Explorer:
         A = self.A
         G = ex.graph
         states = ex.states
-        out: dict = {}      # node -> [(successor or None when not a state, ctr)]
+        keys = list(states)                       # the states as small ints, in exploration order
+        idx = {u: i for i, u in enumerate(keys)}
+        out: list = []      # state i -> [(successor j, or -1 when not a state, ctr)]
         pairs: dict = {}    # the edges between states that carry a counter record, each pair once, in order
-        for u in states:
-            row = out[u] = []
+        for i, u in enumerate(keys):
+            row = []
+            out.append(row)
             for v, keyed in G.adj[u].items():
-                inside = v in states
+                j = idx.get(v, -1)
                 for d in keyed.values():
                     ctr = d.get("ctr")
                     if ctr is not None:
-                        row.append((v if inside else None, ctr))
-                        if inside:
-                            pairs[(u, v)] = None
+                        row.append((j, ctr))
+                        if j >= 0:
+                            pairs[(i, j)] = None
         H = nx.DiGraph()
-        H.add_nodes_from(states)
+        H.add_nodes_from(range(len(keys)))
         H.add_edges_from(pairs)
         cond = nx.condensation(H)
         comp = cond.graph["mapping"]
-        order = [cond.nodes[c]["members"] for c in nx.topological_sort(cond)]
+        order = [(c, sorted(cond.nodes[c]["members"])) for c in nx.topological_sort(cond)]
         bounds = {}
         for k, name in enumerate(A.counter_names):
             var = A.var_types[name]
@@ -735,23 +738,25 @@ class Explorer:
             if name in A.counter_unbounded:
                 raise CounterLimit(f"the counter '{name}' is set or raised by a value with no upper bound, "
                                        f"so the forgotten values cannot be proved to stay in {var.type.low}..{high}")
-            for u, row in out.items():      # a cycle that adds without a reset passes any bound
-                for v, ctr in row:
+            for i, row in enumerate(out):      # a cycle that adds without a reset passes any bound
+                ci = comp[i]
+                for j, ctr in row:
                     pre, _, reset, _ = ctr[k]
-                    if v is not None and reset is None and pre > 0 and comp[u] == comp[v]:
+                    if j >= 0 and reset is None and pre > 0 and comp[j] == ci:
                         raise CounterLimit(f"the counter '{name}' is raised on a cycle of the coarse "
                                                f"abstraction, so it may pass {high}, the top of its range")
             best: dict = {}
             for key in ex.initial:
-                v = hi_of(states[key].vars[name])
-                best[key] = high if v is None else v
+                if key in idx:
+                    v = hi_of(states[key].vars[name])
+                    best[idx[key]] = high if v is None else v
             peak_all = var.type.low if not isinstance(var.init, ir.Const) else var.init.value
-            for members in order:           # components in topological order; inside one nothing adds on a cycle
-                todo = [u for u in members if u in best]
+            for c, members in order:        # components in topological order; inside one nothing adds on a cycle
+                todo = [i for i in members if i in best]
                 while todo:
-                    u = todo.pop()
-                    here = best[u]
-                    for v, ctr in out[u]:
+                    i = todo.pop()
+                    here = best[i]
+                    for j, ctr in out[i]:
                         pre, inner, reset, post = ctr[k]
                         end = here + pre if reset is None else reset + post
                         # the value held before the move is not a new peak (and a deal start's is any value
@@ -763,10 +768,10 @@ class Explorer:
                                 raise CounterLimit(
                                     f"the counter '{name}' may pass {high}, the top of its range, in the coarse "
                                     f"abstraction (a path of the graph adds up to {peak})")
-                        if v is not None and end > best.get(v, -1 << 62):
-                            best[v] = end
-                            if v in members:
-                                todo.append(v)
+                        if j >= 0 and end > best.get(j, -1 << 62):
+                            best[j] = end
+                            if comp[j] == c:
+                                todo.append(j)
             bounds[name] = peak_all
         return bounds
 
