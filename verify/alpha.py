@@ -138,7 +138,7 @@ def _card_covers(u, v, tracked) -> bool:
 def coverage_of(ex, A: Abstraction) -> "Coverage":
     """The :class:`Coverage` of exploration ``ex`` with abstraction ``A``, made once and kept on ``ex`` (its
     index is built at the first look-up): the searches of one verification share it.  Made afresh when the
-    graph changed size since."""
+    graph gained states or nodes since."""
     cache = ex.__dict__.setdefault("_coverages", {})
     size = (len(ex.states), len(ex.graph))
     got = cache.get(id(A))
