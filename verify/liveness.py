@@ -89,14 +89,18 @@ def players_bound(game, e) -> range:
     return range(n) if got[1] else range(min(n, 1))
 
 
+_CHILD_FIELDS: dict = {}     # IR class -> the names of its fields that may hold subexpressions
+
+
 def _children(e):
-    if not is_dataclass(e):
-        return ()
+    names = _CHILD_FIELDS.get(e.__class__)
+    if names is None:
+        if not is_dataclass(e):
+            return ()
+        names = _CHILD_FIELDS[e.__class__] = tuple(f.name for f in fields(e) if f.name not in ("span", "type"))
     out = []
-    for f in fields(e):
-        if f.name in ("span", "type"):
-            continue
-        v = getattr(e, f.name)
+    for name in names:
+        v = getattr(e, name)
         if isinstance(v, ir.Expr):
             out.append(v)
         elif isinstance(v, tuple):
