@@ -215,10 +215,10 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
     option whose next state at rest maps (:mod:`.alpha`) closest to a target in the abstract graph is
     preferred (ties, and a share of the choices, at random: ``epsilon`` in the first match, rising with each
     match that failed to :data:`STEER_EPSILON_MAX` over :data:`STEER_WIDEN` matches, since an abstract
-    distance followed closely can lead the same wrong way every time).  A decision whose options all looked
-    alike when weighed (the abstraction cannot tell them apart: a bid kept only as an interval) is not
-    weighed again at the same node with the same options: one is played at random, and the budget goes to
-    more matches.  ``steps`` bounds the engine steps, the options weighed included.  Returns a
+    distance followed closely can lead the same wrong way every time).  A decision whose options have all
+    been weighed (in one visit, or over several samples) and all looked alike (the abstraction cannot tell
+    them apart: a bid kept only as an interval) is not weighed again at the same node with the same
+    options: one is played at random, and the budget goes to more matches.  ``steps`` bounds the engine steps, the options weighed included.  Returns a
     :class:`Realization` of the first state where ``found(state)`` holds, or None.  ``before_step()``, when given, is called just before every step applied (the options
     weighed included): a ``found`` that watches what a step does (the rows a scoring fires) starts afresh."""
     from .alpha import alpha, coverage_of
@@ -243,9 +243,10 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
     tracked = set(A.track)
     used = [0]
 
-    # (node key, options) of decisions where every option weighed looked alike -> how many times: enough when
-    # every option was weighed, twice when a sample was (two samples alike: the abstraction cannot tell)
-    flat: dict = {}
+    # (node key, options) of a decision -> the distance each option weighed there had; once every option has
+    # been weighed (over one visit or several samples) and all had the same, the decision is flat
+    weighed: dict = {}
+    flat: set = set()
 
     def make(sub, eps):
         def policy(st, options, chance):
@@ -254,7 +255,7 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
             here = None
             if not chance:
                 here = (alpha(A, st)[0], tuple(options))
-                if flat.get(here, 0) >= 2:   # weighing them again would only spend the budget: one at random
+                if here in flat:      # weighing them again would only spend the budget: one at random
                     return options[sub.randrange(len(options))]
             if chance and st.pending and st.pending[0][0] >= 0:
                 # chance outcomes of one class (a tracked card, or any untracked one) look alike to the
@@ -282,8 +283,13 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
                 return options[sub.randrange(len(options))]
             best = min(d for d, _ in scored)
             ties = [a for d, a in scored if d == best]
-            if here is not None and len(ties) == len(pool):
-                flat[here] = flat.get(here, 0) + (2 if len(pool) == len(options) else 1)
+            if here is not None and here not in flat:
+                seen = weighed.setdefault(here, {})
+                for d, a in scored:
+                    seen[a] = d
+                if len(seen) == len(options) and len(set(seen.values())) == 1:
+                    flat.add(here)
+                    del weighed[here]
             return ties[sub.randrange(len(ties))]
         return policy
 
