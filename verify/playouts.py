@@ -218,9 +218,11 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
     distance followed closely can lead the same wrong way every time).  A decision whose options have all
     been weighed (in one visit, or over several samples) and all looked alike (the abstraction cannot tell
     them apart: a bid kept only as an interval) is not weighed again at the same node with the same
-    options: one is played at random, and the budget goes to more matches.  ``steps`` bounds the engine steps, the options weighed included.  Returns a
-    :class:`Realization` of the first state where ``found(state)`` holds, or None.  ``before_step()``, when given, is called just before every step applied (the options
-    weighed included): a ``found`` that watches what a step does (the rows a scoring fires) starts afresh."""
+    options: one is played at random, and the budget goes to more matches.  ``steps`` bounds the engine
+    steps, the options weighed included.  Returns a :class:`Realization` of the first state where
+    ``found(state)`` holds, or None.  ``before_step()``, when given, is called just before every step applied
+    (the options weighed included): a ``found`` that watches what a step does (the rows a scoring fires)
+    starts afresh."""
     from .alpha import alpha, coverage_of
     dist = _distances(ex, targets)
     if not dist:

@@ -494,10 +494,7 @@ def gain_bounds(A, w, stmts) -> tuple[dict, dict] | None:
     # the bounds found for earlier blocks guide the search for this one's (blocks that differ in the tricks
     # taken add much the same, to one cell or to another: Bridge's sides swap with the declarer): fewer
     # checks, the same bounds
-    hints = A.__dict__.setdefault("_gain_bound_hints", {})
-
-    def guide(name):
-        return list(hints.get(name, ()))
+    hints = A.__dict__.setdefault("_gain_bound_hints", {})     # (kind, variable) -> the bounds found so far
 
     def learn(name, b):
         seen = hints.setdefault(name, [])
@@ -508,7 +505,7 @@ def gain_bounds(A, w, stmts) -> tuple[dict, dict] | None:
     for name in A.watch:
         for j, term in enumerate(m.ex.gains(name)):
             if not _const(term):
-                b = m.bounds(term, hint=guide(("final", name)))
+                b = m.bounds(term, hint=hints.get(("final", name)))
                 if b is not None:
                     final[(name, j)] = b
                     learn(("final", name), b)
@@ -523,7 +520,7 @@ def gain_bounds(A, w, stmts) -> tuple[dict, dict] | None:
             at = z3.If(which == i, _as_int(items[i][0]), _as_int(at))
         happens = all_of([which >= 0, which < len(items),
                           any_of(land(which == i, c) for i, (_, c) in enumerate(items))])
-        b = m.bounds(at, happens, hint=guide(("write", key[0])))
+        b = m.bounds(at, happens, hint=hints.get(("write", key[0])))
         if b is not None:
             writes[key] = b
             learn(("write", key[0]), b)
