@@ -11,6 +11,7 @@ the engine (an index out of range, a division by zero, a function of ``none``) i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 
 from atout.compiler import ir
 from atout.compiler.span import Span
@@ -58,6 +59,14 @@ def _pure_reads(e: ir.Expr):
             return None
     return tuple(sorted(names)), dealer
 
+
+def _read_key(reads):
+    """``(getter, dealer)`` from :func:`_pure_reads`' ``(names, dealer)``: the getter takes the variables' dict
+    to their values (one name: its value, several: a tuple; None: no name); None stays None."""
+    if reads is None:
+        return None
+    names, dealer = reads
+    return (itemgetter(*names) if names else None), dealer
 
 def _errs(vals):
     return [v for v in vals if v.__class__ is ExprError]
@@ -167,23 +176,29 @@ class AbstractEvaluator:
         """:meth:`eval_unpinned`, memoised when ``e`` reads nothing but variables, the dealer and the locals
         of ``env`` (see :meth:`values`)."""
         ev = self.eval if w.pins is None else self.eval_unpinned
-        reads = self._pure.get(id(e), _MISSING)
+        d = self.__dict__
+        pure = d.get("_pure_cache")
+        if pure is None:
+            pure = self._pure
+        reads = pure.get(id(e), _MISSING)
         if reads is _MISSING:
-            reads = self._pure[id(e)] = _pure_reads(e)
+            reads = pure[id(e)] = _read_key(_pure_reads(e))
         if reads is None:
             return ev(e, w, env)
-        names, dealer = reads
-        vars_ = w.vars
-        k = (id(e), w.dealer if dealer else None, *[vars_[n] for n in names])
+        get, dealer = reads
+        k = (id(e), w.dealer if dealer else None, get(w.vars) if get is not None else None)
         if env:     # an action's parameter, a loop's variable: its value is part of what the read depends on
             k += tuple(env.items())
             try:
                 hash(k)
             except TypeError:
                 return ev(e, w, env)
-        got = self._memo.get(k)
+        memo = d.get("_memo_cache")
+        if memo is None:
+            memo = self._memo
+        got = memo.get(k)
         if got is None:
-            got = self._memo[k] = ev(e, w, env)
+            got = memo[k] = ev(e, w, env)
         return got
 
     def eval_unpinned(self, e: ir.Expr, w, env: dict) -> list:

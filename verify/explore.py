@@ -107,6 +107,16 @@ class Explored:
             self._successors = successors(self.graph)
         return self._successors
 
+    def index(self) -> tuple[list, dict]:
+        """``(keys, position)``: the states' keys in exploration order and each key's position in it, so that
+        a pass over the whole graph (a cycle search, the counters' bounds) can work on small ints, which hash
+        and compare at C speed, where a key's hash is a Python call.  Made once the exploration is complete."""
+        got = self.__dict__.get("_index")
+        if got is None or len(got[0]) != len(self.states):
+            keys = list(self.states)
+            got = self._index = (keys, {k: i for i, k in enumerate(keys)})
+        return got
+
     @property
     def initial_events(self) -> dict:
         return {k: () for k in self.initial}
@@ -710,14 +720,14 @@ class Explorer:
         A = self.A
         G = ex.graph
         states = ex.states
-        keys = list(states)                       # the states as small ints, in exploration order
-        idx = {u: i for i, u in enumerate(keys)}
+        keys, idx = ex.index()                    # the states as small ints, in exploration order
         out: list = []      # state i -> [(successor j, or -1 when not a state, ctr)]
         pairs: dict = {}    # the edges between states that carry a counter record, each pair once, in order
+        adj = dict(G.adjacency())     # (not ex.successors(): edges may still be dropped, by _refine_deal_ends)
         for i, u in enumerate(keys):
             row = []
             out.append(row)
-            for v, keyed in G.adj[u].items():
+            for v, keyed in adj[u].items():
                 j = idx.get(v, -1)
                 for d in keyed.values():
                     ctr = d.get("ctr")

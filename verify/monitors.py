@@ -7,6 +7,8 @@ property must hold on every arrival at its target from its phases.
 """
 from __future__ import annotations
 
+from operator import itemgetter
+
 from atout.compiler import ir
 
 from .abstract_eval import ExprError
@@ -29,15 +31,22 @@ def projection(e):
             fields = True
         elif isinstance(x, ir.Call) and x.fn == "tricks":
             tricks = True
-    names = tuple(sorted(names))
-
-    def f(st):
-        return (tuple(st.vars[n] for n in names),
-                (tuple(st.sizes), tuple(st.tracked)) if zones else None,
-                (st.dealer, st.actor, st.trick_number, tuple(st.trick_cards), st.trick_leader, st.last_winner,
-                 st.deal_number) if fields else None,
-                (tuple(st.tricks_won) if st.tricks_won.__class__ is list else st.tricks_won) if tricks else None)
-    return f
+    parts = []      # the parts read, each a function of the state; fixed per expression, so keys compare
+    if names:
+        get = itemgetter(*sorted(names))     # one name: its value; several: a tuple of them
+        parts.append(lambda st: get(st.vars))
+    if zones:
+        parts.append(lambda st: (tuple(st.sizes), tuple(st.tracked)))
+    if fields:
+        parts.append(lambda st: (st.dealer, st.actor, st.trick_number, tuple(st.trick_cards), st.trick_leader,
+                                 st.last_winner, st.deal_number))
+    if tricks:
+        parts.append(lambda st: tuple(st.tricks_won) if st.tricks_won.__class__ is list else st.tricks_won)
+    if not parts:
+        return lambda st: ()
+    if len(parts) == 1:
+        return parts[0]
+    return lambda st: tuple([f(st) for f in parts])
 
 
 class InvariantMonitor:
@@ -79,7 +88,10 @@ class InvariantMonitor:
 
     def __call__(self, kind, st, src, move):
         self.checked += 1
-        if self.fails(st):
+        got = self._memo.get(self._project(st))     # (fails, inlined: called on every observable state)
+        if got is None:
+            got = self.fails(st)
+        if got:
             # the phase whose entries hold its frozen variables: its own, or at the end of the match the one
             # the move came from (nothing in or after that phase writes them)
             phase = st.phase if st.phase in self.A.frozen else \

@@ -36,21 +36,29 @@ def _features(A, w) -> dict:
 
 
 @without_cyclic_gc()   # a graph of the loop's nodes and edges, no cycles: nothing to collect
-def find_lasso(V, ex, nodes: set, edge_ok=lambda u, d: True):
-    """A reachable cycle inside ``nodes`` over the edges ``edge_ok(source, edge data)`` accepts: ((init, prefix
-    edges, cycle edges) or None, the loop's DiGraph)."""
-    G = ex.graph
+def find_lasso(V, ex, nodes: set, edge_ok=None):
+    """A reachable cycle inside ``nodes`` (keys of ``ex.states``) over the edges ``edge_ok(source, edge data)``
+    accepts (None: every edge): ``((init, prefix edges, cycle edges) or None, H)``, ``H`` the loop's DiGraph
+    over the nodes' positions in ``ex.states`` (:meth:`.explore.Explored.index`: small ints, cheap to hash),
+    with at most one edge per pair, the first accepted in the graph's edge order."""
+    keys, idx = ex.index()
+    inside = [k in nodes for k in keys]
     H = nx.DiGraph()
-    H.add_nodes_from(k for k in ex.states if k in nodes)   # exploration order, not a set's: deterministic
-    data = {}      # (u, v) -> the first edge from u to v that edge_ok accepts, in the graph's edge order
-    for u, nbrs in G.adjacency():
-        if u not in nodes:
+    H.add_nodes_from(i for i, here in enumerate(inside) if here)   # exploration order: deterministic
+    data = {}      # (i, j) -> the first edge from keys[i] to keys[j] that edge_ok accepts, in edge order
+    for u, nbrs in ex.graph.adjacency():
+        i = idx.get(u)
+        if i is None or not inside[i]:
             continue
         for v, keyed in nbrs.items():
-            if v in nodes:
+            j = idx.get(v)
+            if j is not None and inside[j]:
+                if edge_ok is None:
+                    data[(i, j)] = next(iter(keyed.values()))
+                    continue
                 for d in keyed.values():
                     if edge_ok(u, d):
-                        data[(u, v)] = d
+                        data[(i, j)] = d
                         break
     H.add_edges_from(data)
     cyc_nodes = set()
@@ -60,10 +68,11 @@ def find_lasso(V, ex, nodes: set, edge_ok=lambda u, d: True):
             cyc_nodes |= comp
     if not cyc_nodes:
         return None, H
-    found = V.path_to(ex, cyc_nodes)
+    found = V.path_to(ex, {keys[i] for i in cyc_nodes})
     if found is None:
         return None, H
-    init, prefix, head = found
+    init, prefix, head_key = found
+    head = idx[head_key]
     comp = next(c for c in comps if head in c)
     sub = H.subgraph(comp)
     best = None
@@ -111,10 +120,11 @@ def check_terminates(V: Verifier, prop: ir.Property) -> Result:
                       f"(unknown), so no play stays there for ever")
     if lasso is None:
         # acyclic: explain with a ranking function found by z3
+        keys = ex.index()[0]
         feats: dict = {}     # per node, computed once (a node is the end of many edges)
         for u in H:
-            feats[u] = _features(A, ex.states[u])
-        edges = [(feats[u], u[0], feats[v], v[0]) for u, v in H.edges()]
+            feats[u] = _features(A, ex.states[keys[u]])
+        edges = [(feats[u], keys[u][0], feats[v], keys[v][0]) for u, v in H.edges()]
         common = sorted(set.intersection(*[set(e[0]) & set(e[2]) for e in edges])) if edges else []
         rank = smt.ranking_function(edges, common, V.budget.rlimit) if edges else None
         longest = nx.dag_longest_path_length(H) if H.number_of_nodes() else 0
