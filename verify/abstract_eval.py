@@ -176,9 +176,9 @@ class AbstractEvaluator:
         """:meth:`eval_unpinned`, memoised when ``e`` reads nothing but variables, the dealer and the locals
         of ``env`` (see :meth:`values`)."""
         ev = self.eval if w.pins is None else self.eval_unpinned
-        d = self.__dict__
-        pure = d.get("_pure_cache")
-        if pure is None:
+        try:
+            pure = self._pure_cache
+        except AttributeError:
             pure = self._pure
         reads = pure.get(id(e), _MISSING)
         if reads is _MISSING:
@@ -189,14 +189,14 @@ class AbstractEvaluator:
         k = (id(e), w.dealer if dealer else None, get(w.vars) if get is not None else None)
         if env:     # an action's parameter, a loop's variable: its value is part of what the read depends on
             k += tuple(env.items())
-            try:
-                hash(k)
-            except TypeError:
-                return ev(e, w, env)
-        memo = d.get("_memo_cache")
-        if memo is None:
+        try:
+            memo = self._memo_cache
+        except AttributeError:
             memo = self._memo
-        got = memo.get(k)
+        try:
+            got = memo.get(k)
+        except TypeError:     # a local whose value cannot be hashed: not memoised
+            return ev(e, w, env)
         if got is None:
             got = memo[k] = ev(e, w, env)
         return got
