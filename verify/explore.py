@@ -803,9 +803,10 @@ class Explorer:
         else:
             sid = st.__dict__.pop("_sid", None)
             slot = st.__dict__.pop("_slot", None)
+        error = kind.startswith("error:")
         if kind == "over":
             succ = MATCH_OVER
-        elif kind.startswith("error:"):
+        elif error:
             msg = kind[len("error:"):]
             succ = (ERROR, msg)
             if succ not in G:
@@ -819,7 +820,7 @@ class Explorer:
             succ, perm, rot = self._add(st, states, frontier, key, slot)
         ident = (succ, move, gains, st.exact, st.ctr)
         data = seen_edges.get(ident)
-        tracked = gains is not None or kind.startswith("error:")   # whose deal-end blocks are remembered
+        tracked = gains is not None or error   # whose deal-end blocks are remembered
         if data is not None:
             if tracked:
                 blocks = data.get("end_blocks")
@@ -828,11 +829,11 @@ class Explorer:
                 elif blocks is not None and sid not in blocks:
                     blocks.append(sid)              # the same edge through another deal-end block
             return
-        if gains is not None and not kind.startswith("error:"):
+        if gains is not None and not error:
             ex.deal_ends.append((key, gains))
         k = G.add_edge(key, succ, move=move, events=tuple(st.events), exact=st.exact and sure, sure=sure,
                        end_gains=gains, perm=perm, rot=rot)
-        data = seen_edges[ident] = G[key][succ][k]
+        data = seen_edges[ident] = G.get_edge_data(key, succ, k)     # the edge's own dict (no views made)
         if st.ctr is not None:
             data["ctr"] = st.ctr
         if tracked:
