@@ -337,3 +337,38 @@ def test_fast_paths_evaluate_as_the_general_case(path):
             legal = st.legal_actions()
             st.apply_action(legal[rng.randrange(len(legal))])
     assert compared > 20
+
+
+def _monitor_counts(path, share: bool):
+    """Each invariant monitor's count of states seen and its violations (kind, source node, move), after the
+    card-blind exploration of ``path`` with shared runs on or off."""
+    from atout.verify.monitors import InvariantMonitor
+    game = Game(compile_file(str(path)))
+    V = Verifier(game)
+    spec = Spec(precise=False)
+    _, props, track, watch, blur = V._key(spec)
+    A = Abstraction(game, track=track, watch=watch, blur=blur, props=props, range_errors=spec.range_errors)
+    mons = [InvariantMonitor(A, p) for p in game.ir.properties if p.kind == "invariant"]
+    E = Explorer(A, monitors=mons, share_runs=share)
+    E.explore()
+    return [(m.prop.name, m.checked, [(k, repr(src), str(mv)) for k, src, mv in m.settle()]) for m in mons], \
+        E.run_reuses
+
+
+def test_shared_runs_show_the_monitors_every_state(tmp_path):
+    """A shared run's states are seen again by the monitors from every node that reuses it; an invariant that
+    holds there is counted without being evaluated again (`Explorer._replay_plan`).  The counts and the
+    violations are those of running every move from every node: on the partnership auction, with an invariant
+    that holds in every state ('level_in_range': 'level' is declared 0..4) and one that a bid of 3 or 4 breaks
+    ('low_bids', by the rules: a bid raises 'level' to its value)."""
+    src = (ROOT / "tests/data/partnership_auction.atout").read_text()
+    path = tmp_path / "auction.atout"
+    path.write_text(src + "\nproperty level_in_range: invariant level >= 0 and level <= 4\n"
+                          "property low_bids: invariant level <= 2\n")
+    got, reuses = _monitor_counts(path, share=True)
+    ref, none = _monitor_counts(path, share=False)
+    assert reuses > 0 and none == 0
+    assert got == ref
+    by_name = {name: (checked, bad) for name, checked, bad in got}
+    assert by_name["level_in_range"][0] > 0 and by_name["level_in_range"][1] == []
+    assert by_name["low_bids"][1], "a bid of 3 breaks 'level <= 2'"

@@ -665,7 +665,7 @@ class Explorer:
                         marks == (len(A.match_range_writes), A.entry_start_calls) and \
                         not any(st.__class__ is _Reached or "_sid" in st.__dict__ for st, _ in results):
                     nodes = [None] * len(results)
-                    self._runs[shared] = (seen, [(st.clone(), kind) for st, kind in results], nodes)
+                    self._runs[shared] = ([seen, None], [(st.clone(), kind) for st, kind in results], nodes)
                     for i, (st, kind) in enumerate(results):
                         st._slot = (nodes, i)    # where _add keeps the node it gives (see _reuse_run)
                 if self._chance_phases:
@@ -695,15 +695,37 @@ class Explorer:
         started no entry suffix and ran no deal-end summary.  An outcome whose node :meth:`_add` gave before
         (``nodes``, where it does not depend on the node the move started from) is passed on as that node."""
         self.run_reuses += 1
-        for kind, st in seen:
-            for m in self.monitors:
+        if seen[1] is None:
+            seen[1] = self._replay_plan(seen[0])
+        calls, quiet = seen[1]
+        for kind, st, ms in calls:
+            for m in ms:
                 m(kind, st, key, move)
+        for m, n in quiet:
+            m.checked += n
         for (st, kind), node in zip(results, nodes):
             if node is not None and not _gains_only(node[0], key):    # (never set for the end or an error)
                 st = _Reached(st.events, st.end_gains, st.exact, st.ctr, None, node, st.phase)
             else:
                 st = st.clone()
             self._edge(G, ex, key, move, st, kind, sure, states, frontier, seen_edges)
+
+    def _replay_plan(self, seen) -> tuple[list, list]:
+        """How the monitors see a kept run's states ``[(kind, state)]`` again from another node: ``(calls,
+        quiet)``, ``calls`` ``[(kind, state, [monitors to call])]`` in the run's order, ``quiet`` ``[(monitor,
+        count)]``.  An invariant's monitor whose invariant surely holds in a state (its memoised answer, a
+        function of the state alone) would only count it there: it is counted, not called."""
+        from .monitors import InvariantMonitor
+        calls, quiet = [], {}
+        for kind, st in seen:
+            ms = []
+            for m in self.monitors:
+                if m.__class__ is InvariantMonitor and m.holds_in(st):
+                    quiet[m] = quiet.get(m, 0) + 1
+                else:
+                    ms.append(m)
+            calls.append((kind, st, ms))
+        return calls, list(quiet.items())
 
     def _check_counters(self, ex: "Explored") -> dict:
         """The highest value each counter of a coarse abstraction takes (``{name: int}``), or

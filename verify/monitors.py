@@ -79,6 +79,13 @@ class InvariantMonitor:
             got = self._memo[key] = self._fails(st)
         return got
 
+    def holds_in(self, st) -> bool:
+        """Whether C surely holds in abstract state ``st`` (memoised): then a call on ``st`` only counts it."""
+        got = self._memo.get(self._project(st))
+        if got is None:
+            got = self.fails(st)
+        return not got
+
     def _fails(self, st) -> bool:
         for p in self._players:
             vals = self.A.eval(self.prop.expr, st, {"p": p})
