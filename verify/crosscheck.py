@@ -24,6 +24,7 @@ from atout.engine.evaluate import RuleError
 
 from .alpha import alpha, coverage_of
 from .playouts import MAX_MATCH_STEPS
+from .properties import arrival_fails, bound_holds, concrete_test, deal_record
 from .values import DEAL_START
 
 
@@ -246,9 +247,12 @@ class _Check:
 class _Invariant(_Check):
     kind = "invariant"
 
+    def __init__(self, V, name, prop):
+        super().__init__(V, name, prop)
+        self.holds = concrete_test(V, prop.expr)
+
     def observe(self, st):
-        from .properties import holds_concretely
-        if not holds_concretely(self.V, self.prop.expr, st):
+        if not self.holds(st):
             return f"the proved invariant '{self.name}' fails in a concrete state"
         return None
 
@@ -261,7 +265,6 @@ class _DealBound(_Check):
         self.unreadable = False
 
     def observe(self, st):
-        from .properties import bound_holds, deal_record
         while self.seen < len(st.deal_log) and not self.unreadable:
             d = deal_record(st, self.seen)
             self.seen += 1
@@ -284,7 +287,6 @@ class _Arrival(_Check):
         self.phase = st.phase
 
     def observe(self, st):
-        from .properties import arrival_fails
         came = self.phase
         self.phase = st.phase
         if arrival_fails(self.V, self.prop, came, st):

@@ -54,12 +54,25 @@ SEARCH_HINT = ("(the property may well be true: the abstraction is coarser than 
 
 def holds_concretely(V: Verifier, expr: ir.Expr, st) -> bool:
     """``expr`` with ``p`` bound to every player, in a concrete state; a rule error in it does not hold."""
+    return concrete_test(V, expr)(st)
+
+
+def concrete_test(V: Verifier, expr: ir.Expr):
+    """:func:`holds_concretely` for ``expr`` as a function of the concrete state, its compiled closure and the
+    players it is read for looked up once (for a caller that asks in every state of a match)."""
     from .liveness import players_bound
     f = V.game.compile(expr)
-    try:
-        return all(f(st, {"p": p}) for p in players_bound(V.game, expr))
-    except RuleError:
-        return False
+    players = players_bound(V.game, expr)
+
+    def test(st) -> bool:
+        try:
+            for p in players:
+                if not f(st, {"p": p}):     # (a fresh binding each time, as the evaluator may extend it)
+                    return False
+            return True
+        except RuleError:
+            return False
+    return test
 
 
 def abstract_detail(V, ex, A, src, expr=None, move=None, last: int = 12) -> str:
