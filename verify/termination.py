@@ -15,9 +15,9 @@ from atout.compiler.resolve import fold_int
 
 from . import smt
 from .absint import _width
-from .checker import Counterexample, Result, Spec, Verifier, without_cyclic_gc
+from .checker import TIMEOUT_NOTE, Counterexample, Result, Spec, Verifier, without_cyclic_gc
 from .properties import phase_of, size_note, stopped
-from .values import ERROR, Interval, is_interval
+from .values import ERROR, MATCH_OVER, Interval, is_interval
 
 
 def _features(A, w) -> dict:
@@ -167,13 +167,26 @@ def check_terminates(V: Verifier, prop: ir.Property) -> Result:
                   "a cycle whose guards the abstraction cannot decide exactly", counterexample=ce)
 
 
+class _Expired(Exception):
+    """The wall-clock safety (--timeout) fired while z3 bounded what the deals add (:func:`_deal_count_on`)."""
+
+
+def _deadline(V: Verifier) -> None:
+    if V.budget.expired():
+        raise _Expired()
+
+
 def check_match_terminates(V: Verifier, prop: ir.Property) -> Result:
     ex, A, err = V.exploration(V.spec_for(prop))
     if ex is None:
         return stopped(prop.name, prop.kind, err)
     nodes = set(ex.states)
     lasso, H = find_lasso(V, ex, nodes, edge_ok=lambda u, d: d.get("end_gains") is None)
-    bound = deal_count_bound(V)
+    try:
+        bound = deal_count_bound(V)
+    except _Expired:
+        return Result(prop.name, prop.kind, "unknown", f"{TIMEOUT_NOTE} (z3 was bounding what each deal adds, for "
+                      f"a bound on the number of deals)")
     bound_text = f"; if every deal ends, the match ends within {bound}" if bound else ""
     if lasso is not None:
         init, prefix, cycle = lasso
@@ -250,7 +263,8 @@ def _deal_effect_ranking(V: Verifier) -> str | None:
 
 def deal_count_bound(V: Verifier) -> str | None:
     """A bound on the number of deals: ``deal_number`` bounded (z3) while the match goes on, or a
-    per-player/side int match variable read by 'ends when' whose total grows by at least 1 in every deal,
+    per-player/side int match variable read by 'ends when' whose total grows by at least 1 in every deal after
+    which the match goes on (the deal that ends it may add anything: no deal follows it),
     and is bounded (z3) while the match goes on."""
     try:
         top = smt.deal_number_bound(V.game, V.g.match.ends_when, V.budget.rlimit)
@@ -278,13 +292,33 @@ def _deal_count_on(V: Verifier, spec, read: set) -> str | None:
     ex, A, err = V.exploration(spec)
     if ex is None or not ex.deal_ends:
         return None
+    possible: dict = {}     # (deal-end block, gains) -> whether z3 finds a deal ending so there: asked once
+
+    def gains_possible(sid, gains):
+        got = possible.get((sid, gains), possible)
+        if got is possible:
+            _deadline(V)
+            got = possible[(sid, gains)] = smt_refine.gains_possible(A, *ex.end_blocks[sid], gains)
+        return got
+
     for k, var in enumerate(A.watch):
         if var not in read:
             continue
         mins = []
+        bounds: dict = {}   # deal-end block -> z3's bounds of what it adds to total(var): found once, not per edge
+
+        def total_bounds(sid, var=var, bounds=bounds):
+            if sid not in bounds:
+                _deadline(V)
+                bounds[sid] = smt_refine.total_gain_bounds(A, *ex.end_blocks[sid], var)
+            return bounds[sid]
         for u, v, d in ex.graph.edges(data=True):
             gains = d.get("end_gains")
             if gains is None or isinstance(v, tuple) and v and v[0] == ERROR:
+                continue
+            if v == MATCH_OVER:
+                # the deal ends the match: no deal follows it, so what it adds bounds nothing (a concrete deal
+                # after which the match goes on is an edge to the next deal's start, never to the end)
                 continue
             tot = 0
             for x in gains[k]:
@@ -293,9 +327,9 @@ def _deal_count_on(V: Verifier, spec, read: set) -> str | None:
             if blocks and (isinstance(tot, Interval) or tot < 1):
                 # the deal ends through deal-end blocks: z3 over them (the abstraction's values one by one lose
                 # the relation between the players' gains, and may give a deal end no concrete deal has)
-                if all(smt_refine.gains_possible(A, *ex.end_blocks[sid], gains) is False for sid in blocks):
+                if all(gains_possible(sid, gains) is False for sid in blocks):
                     continue
-                los = [smt_refine.total_gain_bounds(A, *ex.end_blocks[sid], var) for sid in blocks]
+                los = [total_bounds(sid) for sid in blocks]
                 if all(b is not None and b[0] is not None for b in los):
                     tot = min(b[0] for b in los)
             mins.append(tot)
@@ -324,7 +358,8 @@ def _deal_count_on(V: Verifier, spec, read: set) -> str | None:
         first = start * _width(A, var)
         deals = max(0, top - first) // least + 1
         return (f"{deals} deals: ranking function {top} - total({var}) >= 0 while the match goes on (z3), "
-                f"total({var}) starts at {first} and every deal adds at least {least} to it")
+                f"total({var}) starts at {first} and every deal after which the match goes on adds at least "
+                f"{least} to it")
     return None
 
 
