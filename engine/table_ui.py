@@ -250,9 +250,20 @@ def parse_choice(table, state, text, legal, all_actions):
         return None, "'%s' is ambiguous: it names %s; type the one you mean or its number" % (
             text.strip(), ", ".join(state.action_to_string(a) for a in exact))
     others = [a for a in all_actions if a not in legal and t in action_aliases(table, state, a)]
-    if others:
+    if len(others) == 1:
         return None, why_not_text(table, state, others[0], legal)
+    if others:      # a name several actions share ('bid'), none of them legal now
+        names = [state.action_to_string(a) for a in others]
+        shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+        reason = why_not_text(table, state, others[0], legal)
+        head = "'%s' is not allowed now: " % names[0]
+        reason = reason[len(head):] if reason.startswith(head) else reason
+        return None, "'%s' is not allowed now: none of %s is legal (%s: %s)" % (
+            text.strip(), shown, names[0], reason)
     words = t.split()
+    if len(words) > 1 and all(w.isdigit() for w in words):
+        return None, "'%s' names %d moves: one move per line (type one number, then the next)" % (
+            text.strip(), len(words))
     n_cards = sum(_is_card_word(table, w) for w in words)
     if len(words) > 1 and n_cards > 1:
         return None, "'%s' names %d cards: one action per line (type one, then the next)" % (text.strip(), n_cards)

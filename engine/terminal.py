@@ -115,10 +115,12 @@ class EngineTable:
         ph = next((p for p in g.ir.phases if p.name == state.phase), None)
         if a == g.done_action and ph is not None:      # 'done' before the fewest cards a choice takes
             k, lo = 0, None
+            act = next((x for x in ph.actions if x.param is not None and x.param.kind == "choose"), None)
+            if state.selecting is None and act is None:
+                return f"'done' ends a choice of cards, and none is being made now (phase {state.phase})"
             if state.selecting is not None:
                 _, k, lo, _ = state.selecting
             else:
-                act = next((x for x in ph.actions if x.param is not None and x.param.kind == "choose"), None)
                 try:
                     lo = state.ev(act.param.low, {}) if act is not None else None
                 except Exception:      # a bound that cannot be read here: say it without the number

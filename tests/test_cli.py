@@ -529,6 +529,10 @@ def test_play_takes_exactly_one_action_per_line_and_refuses_ambiguity():
     assert a is not None and s.action_to_string(a) == "I propose"
     a, why = parse_choice(g, s, "banana", legal)
     assert a is None and "'banana' names no action here" in why
+    a, why = parse_choice(g, s, "done", legal)        # no card is being chosen in the declaration
+    assert a is None and why == "'done' ends a choice of cards, and none is being made now (phase declare)"
+    a, why = parse_choice(g, s, "1 2", legal)
+    assert a is None and why == "'1 2' names 2 moves: one move per line (type one number, then the next)"
     act(s, "propose")
     act(s, "accept")
     legal = s.legal_actions()      # the non-dealer discards: cards of his hand
@@ -562,6 +566,11 @@ def test_play_names_the_condition_of_a_rule_that_does_not_allow_a_move():
     assert a is not None and st.action_to_string(a) == "bid misère ouverte"
     for typed in ("misere ouverte", "bid misere_ouverte", "misere_ouverte"):   # or the name in the rules
         assert parse_choice(game, st, typed, st.legal_actions())[0] == a, typed
+    a, _ = parse_choice(game, st, "bid abondance déclarée", st.legal_actions())
+    st.apply_action(a)                       # seat 2 bids the highest contract: no bid is left to seat 3
+    a, why = parse_choice(game, st, "bid", st.legal_actions())
+    assert a is None and why.startswith("'bid' is not allowed now: none of bid proposal, bid solo, ") and \
+        "is legal (bid proposal: its condition `not passed[actor] and c > bid` does not hold (solo_whist.atout:" in why
 
 
 def test_simulate_counts_rows_and_per_side_variables(capsys):
