@@ -68,6 +68,7 @@ def _read_key(reads):
     names, dealer = reads
     return (itemgetter(*names) if names else None), dealer
 
+
 def _errs(vals):
     return [v for v in vals if v.__class__ is ExprError]
 

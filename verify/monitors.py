@@ -81,10 +81,7 @@ class InvariantMonitor:
 
     def holds_in(self, st) -> bool:
         """Whether C surely holds in abstract state ``st`` (memoised): then a call on ``st`` only counts it."""
-        got = self._memo.get(self._project(st))
-        if got is None:
-            got = self.fails(st)
-        return not got
+        return not self.fails(st)
 
     def _fails(self, st) -> bool:
         for p in self._players:
