@@ -188,6 +188,8 @@ def cmd_simulate(args) -> int:
                                         options_of(args))
                     record_fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 progress.advance(task)
+                if (i + 1) % step == 0:
+                    progress.refresh()     # drawn at every tenth too, however fast the matches run
                 if lines and ((i + 1) % step == 0 or i + 1 == args.n):
                     print(f"simulated {i + 1}/{args.n} matches", file=sys.stderr, flush=True)
 

@@ -19,7 +19,7 @@ import pytest
 from conftest import ROOT
 
 ECARTE = os.path.join(ROOT, "rules", "ecarte.atout")
-N = 120          # ~1 s of Écarté matches: long enough for a few frames at rich's 10 refreshes a second
+N = 120          # Écarté matches: the bar is drawn at every tenth of them (and by rich's own 10 refreshes a second)
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 FRAME = re.compile(rb"simulating\s+\S*\s+(\d+)/(\d+)")
 
