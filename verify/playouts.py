@@ -207,6 +207,8 @@ def varied_sample(st, options: list, rng: random.Random, k: int = STEER_POOL) ->
 
 #: the share of random choices a steered search's matches rise to, and over how many failed matches
 STEER_EPSILON_MAX = 0.5
+#: chance outcomes drawn, at most, to weigh a decision whose next state is a chance node (a draw after a discard)
+CHANCE_LOOKAHEAD = 64
 STEER_WIDEN = 64
 
 
@@ -231,11 +233,28 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
     far = max(dist.values()) + 1
     memo: dict = {}
 
-    def distance(st):
+    def distance(st, sub=None):
+        """The abstract distance of ``st`` to the targets; a chance node's (None without ``sub``) is that of the
+        decision its outcomes lead to, drawn with ``sub`` (a discard followed by a draw is a move toward a
+        target too: counted as the farthest, a move that draws was never preferred to one that does not)."""
         if st.is_terminal():
             return far
         if st.is_chance_node():
-            return None
+            if sub is None:
+                return None
+            st = st.clone()
+            try:
+                for _ in range(CHANCE_LOOKAHEAD):
+                    outs = st.chance_outcomes()
+                    st.apply_action(outs[sub.randrange(len(outs))][0])
+                    if not st.is_chance_node():
+                        break
+            except RuleError:
+                return None
+            if st.is_terminal():
+                return far
+            if st.is_chance_node():
+                return None
         key = alpha(A, st)[0]
         if key not in memo:     # the nearest of the nodes that stand for it (intervals may overlap)
             memo[key] = min((dist.get(n, far) for n in cov.find_all(key)), default=far)
@@ -279,7 +298,7 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
                     continue
                 if found(nxt):
                     return a
-                d = distance(nxt)
+                d = distance(nxt, None if chance else sub)
                 scored.append((far if d is None else d, a) if not chance else (d if d is not None else far - 1, a))
             if not scored:
                 return options[sub.randrange(len(options))]
