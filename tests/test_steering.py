@@ -102,3 +102,13 @@ def test_a_search_the_abstraction_cannot_guide_plays_on_instead_of_weighing(monk
     got = {r.name: r.verdict for r in results}
     assert got["ct"] == got["builtin:table:t"] == "refuted"
     assert got["builtin:guards"] == "proved"
+
+
+def test_a_move_that_draws_is_weighed_by_where_the_draw_leads():
+    """tests/data/swap_until_empty.atout (by hand, its header): the stock's condition holds only at the
+    eleventh swap in a row; each swap ends at a chance node (the draw), which the steering now weighs by the
+    decision the draw leads to.  The guards check witnesses every condition in the engine."""
+    game = Game(compile_file(str(ROOT / "tests/data/swap_until_empty.atout")))
+    results, _ = verify_game(game, names=[], builtins=True)
+    guards = next(r for r in results if r.name == "builtin:guards")
+    assert guards.verdict == "proved", guards.method
