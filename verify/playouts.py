@@ -247,6 +247,7 @@ def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon:
                 for _ in range(CHANCE_LOOKAHEAD):
                     outs = st.chance_outcomes()
                     st.apply_action(outs[sub.randrange(len(outs))][0])
+                    used[0] += 1          # (engine steps: counted in the budget as the options weighed are)
                     if not st.is_chance_node():
                         break
             except RuleError:
