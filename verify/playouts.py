@@ -207,9 +207,9 @@ def varied_sample(st, options: list, rng: random.Random, k: int = STEER_POOL) ->
 
 #: the share of random choices a steered search's matches rise to, and over how many failed matches
 STEER_EPSILON_MAX = 0.5
+STEER_WIDEN = 64
 #: chance outcomes drawn, at most, to weigh a decision whose next state is a chance node (a draw after a discard)
 CHANCE_LOOKAHEAD = 64
-STEER_WIDEN = 64
 
 
 def steered_search(V, ex, A, targets, found, steps: int, seed: int = 7, epsilon: float = 0.15, before_step=None):

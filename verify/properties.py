@@ -177,7 +177,8 @@ def check_invariant(V: Verifier, prop: ir.Property) -> Result:
                       f"exhaustive exploration of an over-approximating abstraction ({size_note(ex, A)}): the "
                       f"invariant holds in all {mon.checked} observable abstract states (decisions, chance "
                       f"nodes, the end of the match){by_smt}")
-    check = (lambda st: not holds_concretely(V, prop.expr, st))
+    holds = concrete_test(V, prop.expr)     # (compiled once: the searches ask in every state they reach)
+    check = (lambda st: not holds(st))
     for kind, src, move in mon.violations:
         r = refute_at(V, ex, A, prop, src, move, check, "the invariant fails here")
         if r is not None:
