@@ -2160,7 +2160,8 @@ _STATE = '''class State:
         src, draw = self.pending[0]
         if src >= 0:
             z = self.zones[src]
-            return list(map(OUTCOMES[len(z)].__getitem__, sorted(z)))
+            o = OUTCOMES[len(z)]
+            return [o[c] for c in sorted(z)]   # (faster than list(map(o.__getitem__, ...)) in CPython 3.11)
         if src == DEALER_DRAW:
             p = 1.0 / NUM_PLAYERS
             return [(q, p) for q in range(NUM_PLAYERS)]
