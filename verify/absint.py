@@ -452,6 +452,37 @@ class Abstraction(AbstractEvaluator):
                         live.add(s_ * self.nr + (self.nr - 1 - r))
         return live
 
+    def surely_legal(self, w) -> bool:
+        """Whether every state of the game that the case ``w`` stands for has a legal move although the
+        abstraction found none in ``w``: an action of its phase has a card parameter whose zone surely holds a
+        card (its size kept exactly) and whose guard z3 proved to hold for some card of any nonempty zone
+        (:func:`.legal_card.always_legal`, asked once per action).  Only then is ``w`` not a possible dead end
+        (:meth:`.explore.Explorer.moves`)."""
+        if w.phase is None or w.phase == DEAL_START or w.selecting is not None:
+            return False
+        cache = self.__dict__.setdefault("_always_legal", {})
+        for act in self.game.phases[w.phase].actions:
+            p = act.param
+            if p is None or p.kind != "card":
+                continue
+            ok = cache.get(id(act))
+            if ok is None:
+                from .legal_card import always_legal
+                ok = cache[id(act)] = always_legal(self.game, act, self.rlimit)
+            if not ok:
+                continue
+            z = p.zone
+            if z.__class__ is ir.ZoneRef:
+                slot = self.game.zone_base[z.name]
+            else:
+                seats = self.values(z.index, w, {})
+                if len(seats) != 1 or seats[0].__class__ is not int or not 0 <= seats[0] < self.n:
+                    continue
+                slot = self.game.zone_base[z.base.name] + seats[0]
+            if w.sizes[slot] >= 1:
+                return True
+        return False
+
     # -- values ------------------------------------------------------------------------------------------
     def top_of(self, t: ir.Type):
         if t.kind == "int":

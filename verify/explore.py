@@ -546,11 +546,17 @@ class Explorer:
         dead = False
         errors = []
         per_case = []
+        infeasible = 0
         for s, legal, err in cases:
             if err is not None:
                 errors.append((s, err))
                 continue
             if not legal:
+                if self.A.surely_legal(s):
+                    # no state of the game is in this case: in each, the zone of a card choice holds a card
+                    # and z3 proved that some card of any such zone is legal (.legal_card)
+                    infeasible += 1
+                    continue
                 dead = True
             here = []
             for k, how in legal.items():
@@ -562,7 +568,7 @@ class Explorer:
                 found[ident][3] += 1
                 here.append(found[ident][0])
             per_case.append(frozenset(here))
-        total = len(cases)
+        total = len(cases) - infeasible
         if len(per_case) > 1 and not errors:
             self.ex.cases[key] = per_case
         return [(m, k, how, n == total) for m, k, how, n in (found[i] for i in order)], dead, errors

@@ -1,0 +1,101 @@
+"""Tricks played by hand: a card choice whose guard always leaves a legal card (:mod:`atout.verify.legal_card`).
+
+The card-blind abstraction cannot tell which cards a hand holds, so the follow-suit guard of a hand-coded trick
+(``when led == none or suit(c) == led or all(d in hand[actor]: suit(d) != led)``) may fail for every card it
+tries, and ``builtin:no_dead_end`` was unknown even on three tricks.  z3 now proves, once per action, that a
+nonempty zone always holds a card satisfying the guard; the expected lemmas below are worked out by hand."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from atout.compiler import compile_file, compile_text
+from atout.engine import Game
+from atout.verify.cli import verify_game
+from atout.verify.crosscheck import CrossCheck
+from atout.verify.legal_card import always_legal
+
+DATA = Path(__file__).resolve().parent / "data"
+
+GAME = """
+game lemma "a card choice"
+players 4
+deck {{ suits spades hearts diamonds clubs  ranks A K Q J }}
+zone stock: hidden, home
+zone hand: per player, private
+zone pile: public
+deal var led: suit = none
+deal var n: int in 0..3 = 0
+phase deal {{ do {{ gather stock  shuffle stock  deal 4 from stock to hand starting eldest  goto play }} }}
+phase play {{
+  actor eldest
+  action play(c: card in {zone}) when {guard} {{
+    move c from {zone} to pile
+    led = suit(c)
+    n += 1
+    if n < 3 {{ goto play }}
+    end deal
+  }}
+}}
+match {{ start deal  ends when deal_number >= 1  returns(p) = 0 }}
+"""
+
+
+def _lemma(guard: str, zone: str = "hand[actor]") -> bool:
+    g = Game(compile_text(GAME.format(guard=guard, zone=zone)))
+    (act,) = next(ph for ph in g.ir.phases if ph.name == "play").actions
+    return always_legal(g, act, 20_000_000)
+
+
+@pytest.mark.parametrize("guard, holds", [
+    # follow suit, or any card when void in the suit led (or on a lead): always a card
+    ("led == none or suit(c) == led or all(d in hand[actor]: suit(d) != led)", True),
+    # the same with 'any' and 'count' for the void
+    ("suit(c) == led or not any(d in hand[actor]: suit(d) == led)", True),
+    ("suit(c) == led or count(d in hand[actor]: suit(d) == led) == 0", True),
+    # a card of the hand is in the hand
+    ("has(hand[actor], c)", True),
+    # a lone card may always be played, else one that is not the highest: a hand of two cards of one rank
+    # (A of spades, A of hearts) has none
+    ("size(hand[actor]) == 1 or any(d in hand[actor]: rank(d) > rank(c))", False),
+    # must follow, no exception: a player void in the suit led is stuck
+    ("led == none or suit(c) == led", False),
+    # a condition on another variable: false when n is 2, whatever the cards
+    ("n < 2", False),
+    # true for every card: trivially a card
+    ("true", True),
+    # the void read on another zone (the pile) says nothing of the hand: not proved
+    ("suit(c) == led or all(d in pile: suit(d) != led)", False),
+])
+def test_the_lemma_by_hand(guard, holds):
+    assert _lemma(guard) is holds
+
+
+def test_a_zone_without_a_player_index():
+    """The parameter's zone may be a shared one (the stock): the same reasoning on that set."""
+    assert _lemma("suit(c) == led or all(d in stock: suit(d) != led)", zone="stock") is True
+    assert _lemma("suit(c) == led", zone="stock") is False
+
+
+def _verdicts(path: Path) -> tuple[dict, CrossCheck]:
+    cross = CrossCheck()
+    results, _ = verify_game(Game(compile_file(str(path))), cross=cross)
+    return {r.name: r.verdict for r in results}, cross
+
+
+def test_tricks_by_hand_are_decided():
+    """By hand (the file's header): the guard always leaves a card, so no dead end, and every property holds.
+    Before the lemma, builtin:no_dead_end, no_rule_error and no_trap were unknown (78 abstract states "may
+    have no legal action")."""
+    verdicts, cross = _verdicts(DATA / "tricks_by_hand.atout")
+    assert set(verdicts.values()) == {"proved"}, verdicts
+    # the abstraction covers the engine's matches, and the proved properties hold in their states
+    assert cross.matches > 0 and cross.states > 0 and not cross.failures, cross.as_json()
+
+
+def test_must_follow_is_still_a_dead_end():
+    """The control: without the void clause the lemma fails and the real dead end is refuted, never proved."""
+    verdicts, _ = _verdicts(DATA / "tricks_by_hand_must_follow.atout")
+    assert verdicts["builtin:no_dead_end"] == "refuted"
+    assert verdicts["builtin:no_rule_error"] == "refuted"

@@ -1,0 +1,85 @@
+"""A card choice that always leaves a legal card: the lemma that removes the spurious dead ends of tricks played
+by hand.
+
+An action with a card parameter (``action play(c: card in hand[actor]) when GUARD``) is legal when some card of
+its zone satisfies ``GUARD``.  The card-blind abstraction cannot see which cards a zone holds, so a guard that
+reads the card's suit (the suit led, a void) may fail for every card it tries: the state then "may have no
+legal action", and ``builtin:no_dead_end`` stays unknown even for the follow-suit rule, which always leaves a
+card (a card of the suit led, or, for a player void in it, any card).
+
+:func:`always_legal` asks z3, once per action, whether the guard holds for some card of every nonempty zone,
+*whatever the rest of the state*: the zone is a set of the deck's cards (one boolean each, at least one true),
+and every variable, the actor and anything else the guard reads is unconstrained (the encoding of
+:class:`.smt._Encoder`, where what it does not model is a fresh unconstrained term).  Quantifiers, ``size``
+and ``has`` over that same zone read the set.  When z3 finds no nonempty set and no values for which every
+card fails, every state of the game in which the zone holds a card has a legal card: a case of the
+abstraction with no legal move there is one of the cases it cannot tell apart, not a state of the game
+(:meth:`.absint.Abstraction.surely_legal`).  Proving more than needed (every value, not only the reachable
+ones) is what makes the lemma sound; the price is that a guard whose card is legal only thanks to some other
+fact of the state (``when suit(c) == trumps`` with trumps always held) is not proved, and stays unknown.
+"""
+from __future__ import annotations
+
+import z3
+
+from atout.compiler import ir
+
+from .smt import _Encoder
+
+
+class _ZoneEncoder(_Encoder):
+    """:class:`.smt._Encoder` where the zone ``zone`` is the set ``member`` (one z3 bool per card id)."""
+
+    def __init__(self, game, zone: ir.Expr, member: list):
+        super().__init__(game)
+        self.zone = zone
+        self.member = member
+
+    def expr(self, e, env=None):
+        env = env or {}
+        if isinstance(e, ir.Quant) and e.domain is not None and e.domain == self.zone:
+            cards = range(len(self.member))
+            if e.kind in ("any", "all"):
+                body = [self.expr(e.body, {**env, e.var: z3.IntVal(k)}) for k in cards]
+                if e.kind == "any":
+                    return z3.Or([z3.And(self.member[k], body[k]) for k in cards])
+                return z3.And([z3.Implies(self.member[k], body[k]) for k in cards])
+            if e.kind == "count":
+                return z3.Sum([z3.If(z3.And(self.member[k], self.expr(e.body, {**env, e.var: z3.IntVal(k)})), 1, 0)
+                               for k in cards])
+            if e.kind == "sum":
+                return z3.Sum([z3.If(self.member[k], self.expr(e.body, {**env, e.var: z3.IntVal(k)}), 0)
+                               for k in cards])
+        if isinstance(e, ir.Quant) and e.domain is not None:     # over another zone: any value
+            return self._new("bool" if e.kind in ("any", "all") else "int")
+        if isinstance(e, ir.Call) and e.args and e.args[0] == self.zone:
+            if e.fn == "size":
+                return z3.Sum([z3.If(m, 1, 0) for m in self.member])
+            if e.fn == "has" and len(e.args) == 2:
+                x = self.expr(e.args[1], env)
+                return z3.Or([z3.And(m, x == k) for k, m in enumerate(self.member)])
+        return super().expr(e, env)
+
+
+def always_legal(game, act: ir.Action, rlimit: int) -> bool:
+    """Whether z3 proves that, in every state where the zone of ``act``'s card parameter holds at least one card,
+    some card of it satisfies ``act``'s guard (whatever the other values of the state).  ``game``: the engine's
+    game (the deck's suit, rank and colour tables); ``act``: an action whose ``param.kind`` is ``card``.  False
+    when z3 finds a counter-model, or gives up within ``rlimit`` (its own count of work, the same on every
+    machine): a lemma it could not prove is never used."""
+    p = act.param
+    if p is None or p.kind != "card":
+        return False
+    ncards = len(game.suit_of)
+    member = [z3.Bool(f"in_{k}") for k in range(ncards)]
+    enc = _ZoneEncoder(game, p.zone, member)
+    try:
+        legal = [z3.And(member[k], enc.expr(act.guard, {p.name: z3.IntVal(k)})) for k in range(ncards)]
+    except (z3.Z3Exception, KeyError):     # a construct the encoding does not type: no lemma
+        return False
+    s = z3.Solver()
+    s.set("rlimit", rlimit)
+    s.add(*enc.ranges)
+    s.add(z3.Or(member))
+    s.add(z3.Not(z3.Or(legal)))
+    return s.check() == z3.unsat
