@@ -109,6 +109,6 @@ def test_the_probe_leaves_dead_data_only_variables_alone():
     # Solo Whist's data-only variables (stake, taken, target) are dead at every rest: blanking them would merge
     # no state (the ratio is exactly 1), so even a probe at 1.01 never fires
     V = Verifier(game_of("solo_whist.atout"), Budget(coarsen_at=300_000, coarsen_probe=(500, 1.01)))
-    assert V.data_only_vars()
+    assert V.forgettable_vars()
     ex, A, err = V.exploration(Spec())
     assert err is None and A.coarse == frozenset() and V._coarsen_why is None

@@ -99,3 +99,41 @@ def test_must_follow_is_still_a_dead_end():
     verdicts, _ = _verdicts(DATA / "tricks_by_hand_must_follow.atout")
     assert verdicts["builtin:no_dead_end"] == "refuted"
     assert verdicts["builtin:no_rule_error"] == "refuted"
+
+
+# -- the rank and suit of a chosen card, forgotten -------------------------------------------------------------
+RANKS = DATA / "tricks_by_hand_ranks.atout"
+
+
+def test_the_chosen_card_variables_by_hand():
+    """best_rank and best_suit are set only to none or from the card played and read only in the 'if' that
+    decides the best card: forgettable.  'led' is compared with none (a lead or not), 'best_by' is a player
+    that indexes taken_n, 'in_trick' and 'done' are ints: none of them is."""
+    from atout.verify.liveness import chosen_card_vars
+    assert chosen_card_vars(compile_file(str(RANKS))) == {"best_rank", "best_suit"}
+    # a card variable (tricks_by_hand keeps the best card as a card): nothing of this kind
+    assert chosen_card_vars(compile_file(str(DATA / "tricks_by_hand.atout"))) == frozenset()
+    # read anywhere else (here best_rank, by an invariant): not forgettable; best_suit still is
+    text = RANKS.read_text(encoding="utf-8") + "\nproperty ranked: invariant best_rank == none or done < 5\n"
+    assert chosen_card_vars(compile_text(text)) == {"best_suit"}
+
+
+def test_ranks_forgotten_every_property_proved():
+    """By hand (the file's header): every property holds.  The exploration keeping best_rank and best_suit
+    grows 8 times past the states without them and is given up; the one that forgets them decides every
+    property, and the cross-check maps the engine's matches into it."""
+    verdicts, cross = _verdicts(RANKS)
+    assert set(verdicts.values()) == {"proved"}, verdicts
+    assert cross.matches > 0 and not cross.failures, cross.as_json()
+
+
+def test_the_forgotten_abstraction_covers_the_engine():
+    """Soundness of forgetting, from the start (no probe): every engine match of the cross-check lies in the
+    abstraction that forgets best_rank and best_suit at every rest and writes them as any value."""
+    from atout.verify.checker import Budget
+    budget = Budget(coarsen_at=1)     # forget from the first exploration on
+    cross = CrossCheck()
+    results, _ = verify_game(Game(compile_file(str(RANKS))), budget=budget, cross=cross)
+    assert {r.verdict for r in results} == {"proved"}
+    assert any("a chosen card's rank or suit" in r.method for r in results)
+    assert cross.states > 0 and not cross.failures, cross.as_json()

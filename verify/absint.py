@@ -937,10 +937,13 @@ class AbstractState(Machine):
     def _assign(self, s: ir.Assign, env: dict) -> None:
         """As the machine's, but a value written to a match variable whose gain is not watched is forgotten
         at once: its possible values are joined (an interval of the ints; the range check of ``=`` sees the
-        same extremes) instead of being chosen one by one.  Only a possible rule error is a choice."""
+        same extremes) instead of being chosen one by one.  Only a possible rule error is a choice.  Likewise a
+        forgotten rank or suit (:attr:`Abstraction.coarse`: a chosen card's, :func:`.liveness.chosen_card_vars`)
+        that may take several values takes them all at once (its type's top), as it will at the next rest."""
         A = self.A
         var = A.var_types[s.var]
-        if var.scope != "match" or var.name in A.watch:
+        top = var.name in A.coarse and var.type.kind != "int"
+        if (var.scope != "match" or var.name in A.watch) and not top:
             return Machine._assign(self, s, env)
         vals = A.eval(s.value, self, env)
         if len(vals) > 1:
@@ -950,7 +953,10 @@ class AbstractState(Machine):
                 err = self.choose(errs + ([None] if vals else []))
                 if err is not None:
                     raise RuleError(err.message, err.span)
-            value = join(vals) if var.type.kind == "int" else vals[0]
+            if top and len(vals) > 1:
+                value = A.top_of(var.type)
+            else:
+                value = join(vals) if var.type.kind == "int" else vals[0]
         else:
             value = self._one(vals)
         i = None

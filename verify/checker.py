@@ -128,10 +128,12 @@ class Budget:
     many moves stops here, not at ``max_states``); ``rlimit``: z3's resource limit per query (its own
     deterministic count of work); ``replays``: attempts to realise one abstract path concretely;
     ``search_steps``: engine steps of one concrete search for a counterexample (seeded matches, steered or
-    not); ``coarsen_at``: abstract states an exploration keeps the deal variables read only as data exactly
-    before it is run again with them forgotten (:meth:`Verifier._explore`), ``coarsen_probe``: ``(states,
-    ratio)``, past that many states, the ratio of them to the states with those variables blanked at which it
-    gives up keeping them sooner; ``cross_check``: seeded engine
+    not); ``coarsen_at``: abstract states an exploration keeps the deal variables it may forget
+    (:meth:`Verifier.forgettable_vars`) exactly before it is run again with them forgotten
+    (:meth:`Verifier._explore`), ``coarsen_probe``: ``(states, ratio)``, past that many states, the ratio of
+    them to the states with those variables blanked at which it gives up keeping them sooner, and
+    ``coarsen_early`` another such pair, for an exploration that multiplies its states from the start (a
+    chosen card's rank, kept exactly, multiplies them by 13); ``cross_check``: seeded engine
     matches replayed against the abstraction after verifying, ``cross_steps`` engine steps of them in all
     (the last match is cut there: long matches such as solo whist's would otherwise make the cross-check
     the bulk of a run); ``timeout``: a wall-clock safety in seconds
@@ -146,6 +148,7 @@ class Budget:
     timeout: float | None = 600.0
     coarsen_at: int = 100_000
     coarsen_probe: tuple = (5_000, 2.0)
+    coarsen_early: tuple = (500, 8.0)
     t0: float = field(default_factory=time.perf_counter)
 
     @property
@@ -542,7 +545,7 @@ class Verifier:
         return group is not None and self._key(group)[0] == key
 
     def _explore(self, props, track, watch, blur, spec, planned):
-        """Explore; when the game has deal variables read only as data (:func:`.liveness.data_only_vars`) and
+        """Explore; when the game has deal variables the explorer may forget (:meth:`forgettable_vars`) and
         keeping them exactly passes ``budget.coarsen_at`` states, or once past ``budget.coarsen_probe[0]``
         states multiplies them by ``budget.coarsen_probe[1]`` (:attr:`.explore.Explorer.coarse_probe`), explore
         again with them forgotten (a coarser
@@ -550,7 +553,7 @@ class Verifier:
         their range there, which the explorer then proves over the graph; where it cannot, the coarse
         abstraction is explored once more with their writes allowed to fail (rule errors, which the built-in
         check then has to decide).  Decided by counts of states, never by the clock."""
-        coarse = self.data_only_vars()
+        coarse = self.forgettable_vars()
         at = self.budget.coarsen_at
         args = (props, track, watch, blur, spec, planned)
         if not coarse or self.budget.max_states <= at:
@@ -561,20 +564,24 @@ class Verifier:
                 return got
             # the later explorations of this game keep the same variables: they are forgotten from the start
             self._coarsened = True
+        from .liveness import forgotten_text
         self.progress(f"{self._coarsen_why or f'more than {at} abstract states'}: forgetting "
-                      f"{', '.join(sorted(coarse))} (read only as data)")
+                      f"{forgotten_text(self.g, coarse)}")
         got = self._explore_once(*args, self.budget.max_states, coarse)
         if got is None:      # a counter may leave its range
             self.progress("a counter may leave its range: exploring with its writes allowed to fail")
             got = self._explore_once(*args, self.budget.max_states, coarse, counters=False)
         return got
 
-    def data_only_vars(self) -> frozenset:
-        """The game's deal variables read only as data (:func:`.liveness.data_only_vars`), computed once."""
-        got = self.__dict__.get("_data_only")
+    def forgettable_vars(self) -> frozenset:
+        """The game's deal variables that an exploration forgets when keeping them makes it too large, computed
+        once: those read only as data (:func:`.liveness.data_only_vars`) and the ranks and suits of chosen
+        cards read only in conditions (:func:`.liveness.chosen_card_vars`).  Forgetting any deal variable is
+        an over-approximation; these are the ones whose exact values decide no verdict in the usual games."""
+        got = self.__dict__.get("_forgettable")
         if got is None:
-            from .liveness import data_only_vars
-            got = self._data_only = data_only_vars(self.g)
+            from .liveness import chosen_card_vars, data_only_vars
+            got = self._forgettable = data_only_vars(self.g) | chosen_card_vars(self.g)
         return got
 
     def _explore_once(self, props, track, watch, blur, spec, planned, max_states, coarse=(), coarsen=False,
@@ -593,7 +600,8 @@ class Verifier:
         try:
             with without_cyclic_gc():
                 try:
-                    probe = (self.data_only_vars(),) + self.budget.coarsen_probe if coarsen else None
+                    probe = ((self.forgettable_vars(),) + self.budget.coarsen_probe + self.budget.coarsen_early
+                             if coarsen else None)
                     ex = Explorer(A, max_states=max_states, deadline=self.budget.deadline,
                                   max_transitions=self.budget.max_transitions,
                                   monitors=list(monitors.values()), coarse_probe=probe).explore()

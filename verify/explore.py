@@ -43,8 +43,9 @@ class StateLimit(ExplorationLimit):
 
 
 class CoarsenLimit(StateLimit):
-    """Keeping the deal variables read only as data exactly has multiplied the abstract states (see
-    :attr:`Explorer.coarse_probe`): the caller explores with them forgotten."""
+    """Keeping the deal variables the explorer may forget (read only as data, or a chosen card's rank or suit)
+    exactly has multiplied the abstract states (see :attr:`Explorer.coarse_probe`): the caller explores with
+    them forgotten."""
 
 
 class CounterLimit(ExplorationLimit):
@@ -176,18 +177,22 @@ class Explorer:
         """``summaries=False`` runs every deal's scoring afresh, ``share_runs=False`` every move from every node
         (:meth:`_shared_run`): the references the tests compare with.
 
-        ``coarse_probe``: ``(names, min_states, ratio)``: once the graph has ``min_states`` states, raise
-        :class:`CoarsenLimit` as soon as they number ``ratio`` times or more the states they would be with the
-        deal variables ``names`` forgotten (each new state's key with their values blanked, counted).  A count
+        ``coarse_probe``: ``(names, min_states, ratio[, early_states, early_ratio])``: once the graph has
+        ``min_states`` states (or ``early_states``), raise :class:`CoarsenLimit` as soon as they number
+        ``ratio`` (``early_ratio``) times or more the states they would be with the deal variables ``names``
+        forgotten (each new state's key with their values blanked, counted).  A count
         of states, never a time: the same rules always take the same way."""
         self.A = A
         self.coarse_probe = None
         if coarse_probe is not None:
-            names, least, ratio = coarse_probe
+            names, least, ratio, *early = coarse_probe
             # a variable dead at every rest is forgotten there anyway: blanking it would change no key
             kept = {n for live in A.live.vars.values() for n in live}
             at = [i for i, v in enumerate(A.g.vars) if v.name in names and v.name in kept]
-            self.coarse_probe = (at, least, ratio, set()) if at else None
+            self.coarse_probe = (at, least, ratio, set(), tuple(early) or (least, ratio)) if at else None
+            from .liveness import chosen_card_vars
+            chosen = chosen_card_vars(A.g) & {A.g.vars[i].name for i in at}
+            self.coarse_what = "read only as data" if not chosen else "it may forget"
         self.summaries = summaries
         self.share_runs = share_runs
         self.summary_reuses = 0
@@ -904,14 +909,14 @@ class Explorer:
         return key, perm, rot
 
     def _probe(self, key, n: int) -> None:
-        at, least, ratio, shadows = self.coarse_probe
+        at, least, ratio, shadows, (early, early_ratio) = self.coarse_probe
         vals = list(key[_VARS])
         for i in at:
             vals[i] = None
         shadows.add(key[:_VARS] + (tuple(vals),) + key[_VARS + 1:])
-        if n >= least and n >= ratio * len(shadows):
+        if n >= least and n >= ratio * len(shadows) or n >= early and n >= early_ratio * len(shadows):
             raise CoarsenLimit(f"{n} abstract states, {n / len(shadows):.1f} times as many as with the deal "
-                               f"variables read only as data forgotten")
+                               f"variables {self.coarse_what} forgotten")
 
 
 def _chance_recorder(phases: set):

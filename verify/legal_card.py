@@ -24,6 +24,7 @@ import z3
 
 from atout.compiler import ir
 
+from .liveness import subexprs
 from .smt import _Encoder
 
 
@@ -34,9 +35,29 @@ class _ZoneEncoder(_Encoder):
         super().__init__(game)
         self.zone = zone
         self.member = member
+        self._memo: dict = {}
+        self._free: dict = {}
 
     def expr(self, e, env=None):
+        """The term of ``e`` under ``env`` (local name -> z3 term), memoised on the locals ``e`` reads: within
+        the one state the query is about, equal reads have equal values (a fresh term included)."""
         env = env or {}
+        free = self._free.get(id(e))
+        if free is None:
+            free = self._free[id(e)] = tuple(sorted({x.name for x in subexprs(e) if isinstance(x, ir.Local)}))
+        key = (id(e),) + tuple(env[n].get_id() if n in env else -1 for n in free)
+        got = self._memo.get(key)
+        if got is None:
+            got = self._memo[key] = self._expr(e, env)
+        return got
+
+    def _expr(self, e, env):
+        if isinstance(e, ir.Call) and e.fn in ("suit", "rank") and len(e.args) == 1:
+            x = self.expr(e.args[0], env)
+            if z3.is_int_value(x):      # a card of the zone: its suit or rank, as the engine's tables say
+                k = x.as_long()
+                table = self.game.suit_of if e.fn == "suit" else self.game.strength_of
+                return z3.IntVal(table[k] if 0 <= k < len(table) else -1)
         if isinstance(e, ir.Quant) and e.domain is not None and e.domain == self.zone:
             cards = range(len(self.member))
             if e.kind in ("any", "all"):

@@ -559,3 +559,60 @@ def data_only_vars(g: ir.Game) -> frozenset:
         if keep == cand:
             return frozenset(cand)
         cand = keep
+
+
+def chosen_card_vars(g: ir.Game) -> frozenset:
+    """The rank and suit deal variables that hold what the abstraction cannot know: set only with ``=`` to a
+    constant or to the rank or suit of a card a player chooses or a quantifier runs over (a card
+    :class:`~atout.compiler.ir.Local`: ``best_rank = rank(c)`` in tricks played by hand), read nowhere but in
+    the conditions of ``if`` statements of actions, and never compared with ``none`` there.  Such a card is an
+    anonymous one for the card-blind abstraction, so each such value is one of every rank (or suit) the
+    abstraction enumerates: keeping it multiplies the states (13 ranks, 4 suits) for conditions that
+    decide who leads next, never what a property or a table reads.  Like the data-only variables
+    (:func:`data_only_vars`), the explorer may forget them when keeping them exactly makes the states grow
+    too many (:meth:`.checker.Verifier._explore`): forgetting is an over-approximation, any verdict on it
+    holds."""
+    cand = {v.name for v in g.vars if v.scope == "deal" and v.per is None and v.type.kind in ("rank", "suit")}
+    chosen = set()
+    for s in ir.all_stmts(g):
+        if isinstance(s, ir.Assign) and s.var in cand:
+            val = s.value
+            if s.op != "=" or s.index is not None:
+                cand.discard(s.var)
+            elif isinstance(val, ir.Call) and val.fn in ("rank", "suit") and len(val.args) == 1 and \
+                    isinstance(val.args[0], ir.Local) and val.args[0].type.kind == "card":
+                chosen.add(s.var)
+            elif not isinstance(val, ir.Const):
+                cand.discard(s.var)
+    cand &= chosen
+    if not cand:
+        return frozenset()
+    # the conditions of the 'if's of the actions (not of the deal-end blocks or the scoring rows, where a
+    # forgotten value would blur what is scored)
+    conditions = {id(c) for ph in g.phases for a in ph.actions for s in ir.walk_stmts(a.body)
+                  if isinstance(s, ir.If) for c, _ in s.branches}
+    for e in rule_expressions(g):
+        for x in subexprs(e):
+            if id(e) not in conditions and isinstance(x, ir.VarRef):
+                cand.discard(x.name)
+            elif isinstance(x, ir.BinOp) and x.op in ("==", "!=") and any(
+                    isinstance(a, ir.VarRef) and isinstance(b, ir.Const) and b.value == ir.NONE
+                    for a, b in ((x.left, x.right), (x.right, x.left))):
+                cand.discard(x.left.name if isinstance(x.left, ir.VarRef) else x.right.name)
+            elif isinstance(x, (ir.InSet, ir.Index)) and any(isinstance(y, ir.VarRef) for y in subexprs(x)):
+                # a set of values or an index: not a plain comparison of the card's rank or suit
+                for y in subexprs(x):
+                    if isinstance(y, ir.VarRef):
+                        cand.discard(y.name)
+    return frozenset(cand)
+
+
+def forgotten_text(g: ir.Game, names) -> str:
+    """The deal variables ``names`` an exploration forgot, with why each could be (for the reports):
+    ``calls, named_n (read only as data)``."""
+    chosen = chosen_card_vars(g) & set(names)
+    data = sorted(set(names) - chosen)
+    parts = [f"{', '.join(data)} (read only as data)"] if data else []
+    if chosen:
+        parts.append(f"{', '.join(sorted(chosen))} (a chosen card's rank or suit, read only in conditions)")
+    return " and ".join(parts)

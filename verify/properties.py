@@ -26,7 +26,8 @@ def size_note(ex, A) -> str:
     if A.track:
         t += f", tracking {len(A.track)} named cards"
     if A.coarse:
-        t += f", forgetting {', '.join(sorted(A.coarse))} (read only as data)"
+        from .liveness import forgotten_text
+        t += f", forgetting {forgotten_text(A.g, A.coarse)}"
         bounds = getattr(ex, "counter_bounds", None) or {}
         if bounds:
             t += ", " + ", ".join(f"'{n}' proved at most {b} on every path" for n, b in sorted(bounds.items()))
