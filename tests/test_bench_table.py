@@ -30,3 +30,14 @@ def test_refuted_verdicts_meet_the_target_and_unknown_ones_miss_it():
     assert bench.table(_result("exit 2", None)).rstrip().endswith(": MISSED")
     # over the time target
     assert bench.table(_result("all proved (15 proved)", 0, cpu_s=10.5)).rstrip().endswith(": MISSED")
+
+
+def test_the_hand_played_game_is_judged_by_its_verdicts_alone():
+    """Issue 10's hand-coded 13-trick game: its target is "decided", whatever its time."""
+    bench = _bench()
+    res = _result("all proved (9 proved)", 0, cpu_s=30.0)
+    res["verify"][0]["file"] = "docs/examples/whist_by_hand.atout"
+    line = bench.table(res).rstrip().splitlines()[-1]
+    assert line.startswith("- verify whist_by_hand (tricks played by hand)") and line.endswith(": met")
+    res["verify"][0].update(status="some refuted or unknown (8 proved, 1 unknown)", unknown=1)
+    assert bench.table(res).rstrip().endswith(": MISSED")
