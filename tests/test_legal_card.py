@@ -44,8 +44,9 @@ match {{ start deal  ends when deal_number >= 1  returns(p) = 0 }}
 
 def _lemma(guard: str, zone: str = "hand[actor]") -> bool:
     g = Game(compile_text(GAME.format(guard=guard, zone=zone)))
-    (act,) = next(ph for ph in g.ir.phases if ph.name == "play").actions
-    return always_legal(g, act, 20_000_000)
+    ph = next(ph for ph in g.ir.phases if ph.name == "play")
+    (act,) = ph.actions
+    return always_legal(g, act, 20_000_000, ph.actor)     # as the abstraction asks it (Abstraction.surely_legal)
 
 
 @pytest.mark.parametrize("guard, holds", [
@@ -70,6 +71,14 @@ def _lemma(guard: str, zone: str = "hand[actor]") -> bool:
 ])
 def test_the_lemma_by_hand(guard, holds):
     assert _lemma(guard) is holds
+
+
+def test_the_phase_actor_names_the_same_hand():
+    """In a choice phase whose actor is 'eldest', hand[eldest] and hand[actor] are one hand at its decisions
+    (the actor is read again from the phase at every rest); another player's hand is not."""
+    assert _lemma("suit(c) == led or all(d in hand[actor]: suit(d) != led)", zone="hand[eldest]") is True
+    assert _lemma("suit(c) == led or all(d in hand[eldest]: suit(d) != led)") is True
+    assert _lemma("suit(c) == led or all(d in hand[dealer]: suit(d) != led)", zone="hand[eldest]") is False
 
 
 def test_a_zone_without_a_player_index():

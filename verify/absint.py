@@ -461,14 +461,16 @@ class Abstraction(AbstractEvaluator):
         if w.phase is None or w.phase == DEAL_START or w.selecting is not None:
             return False
         cache = self.__dict__.setdefault("_always_legal", {})
-        for act in self.game.phases[w.phase].actions:
+        ph = self.game.phases[w.phase]
+        for act in ph.actions:
             p = act.param
             if p is None or p.kind != "card":
                 continue
             ok = cache.get(id(act))
             if ok is None:
                 from .legal_card import always_legal
-                ok = cache[id(act)] = always_legal(self.game, act, self.rlimit)
+                ok = cache[id(act)] = always_legal(self.game, act, self.rlimit,
+                                                   ph.actor if ph.kind == "choice" else None)
             if not ok:
                 continue
             z = p.zone

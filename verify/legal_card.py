@@ -31,12 +31,24 @@ from .smt import _Encoder
 class _ZoneEncoder(_Encoder):
     """:class:`.smt._Encoder` where the zone ``zone`` is the set ``member`` (one z3 bool per card id)."""
 
-    def __init__(self, game, zone: ir.Expr, member: list):
+    def __init__(self, game, zone: ir.Expr, member: list, actor: ir.Expr | None = None):
         super().__init__(game)
         self.zone = zone
         self.member = member
+        # at a decision of a choice phase, 'actor' is the value of the phase's 'actor' expression (read
+        # again at every rest): hand[actor] and hand[turn] are one zone in a phase with 'actor turn'
+        self.actor = actor
         self._memo: dict = {}
         self._free: dict = {}
+
+    def _is_zone(self, z) -> bool:
+        if z == self.zone:
+            return True
+        if self.actor is None or not (isinstance(z, ir.Index) and isinstance(self.zone, ir.Index)) or \
+                z.base != self.zone.base:
+            return False
+        me = ir.Builtin("actor", ir.Type("player"))
+        return {z.index, self.zone.index} <= {me, self.actor}
 
     def expr(self, e, env=None):
         """The term of ``e`` under ``env`` (local name -> z3 term), memoised on the locals ``e`` reads: within
@@ -58,7 +70,7 @@ class _ZoneEncoder(_Encoder):
                 k = x.as_long()
                 table = self.game.suit_of if e.fn == "suit" else self.game.strength_of
                 return z3.IntVal(table[k] if 0 <= k < len(table) else -1)
-        if isinstance(e, ir.Quant) and e.domain is not None and e.domain == self.zone:
+        if isinstance(e, ir.Quant) and e.domain is not None and self._is_zone(e.domain):
             cards = range(len(self.member))
             if e.kind in ("any", "all"):
                 body = [self.expr(e.body, {**env, e.var: z3.IntVal(k)}) for k in cards]
@@ -73,7 +85,7 @@ class _ZoneEncoder(_Encoder):
                                for k in cards])
         if isinstance(e, ir.Quant) and e.domain is not None:     # over another zone: any value
             return self._new("bool" if e.kind in ("any", "all") else "int")
-        if isinstance(e, ir.Call) and e.args and e.args[0] == self.zone:
+        if isinstance(e, ir.Call) and e.args and self._is_zone(e.args[0]):
             if e.fn == "size":
                 return z3.Sum([z3.If(m, 1, 0) for m in self.member])
             if e.fn == "has" and len(e.args) == 2:
@@ -82,10 +94,12 @@ class _ZoneEncoder(_Encoder):
         return super().expr(e, env)
 
 
-def always_legal(game, act: ir.Action, rlimit: int) -> bool:
+def always_legal(game, act: ir.Action, rlimit: int, actor: ir.Expr | None = None) -> bool:
     """Whether z3 proves that, in every state where the zone of ``act``'s card parameter holds at least one card,
     some card of it satisfies ``act``'s guard (whatever the other values of the state).  ``game``: the engine's
-    game (the deck's suit, rank and colour tables); ``act``: an action whose ``param.kind`` is ``card``.  False
+    game (the deck's suit, rank and colour tables); ``act``: an action whose ``param.kind`` is ``card``;
+    ``actor``: the ``actor`` expression of its phase when it is a choice phase (``turn`` in ``actor turn``),
+    the same player as the built-in ``actor`` at its decisions.  False
     when z3 finds a counter-model, or gives up within ``rlimit`` (its own count of work, the same on every
     machine): a lemma it could not prove is never used."""
     p = act.param
@@ -93,7 +107,7 @@ def always_legal(game, act: ir.Action, rlimit: int) -> bool:
         return False
     ncards = len(game.suit_of)
     member = [z3.Bool(f"in_{k}") for k in range(ncards)]
-    enc = _ZoneEncoder(game, p.zone, member)
+    enc = _ZoneEncoder(game, p.zone, member, actor)
     try:
         legal = [z3.And(member[k], enc.expr(act.guard, {p.name: z3.IntVal(k)})) for k in range(ncards)]
     except (z3.Z3Exception, KeyError):     # a construct the encoding does not type: no lemma
