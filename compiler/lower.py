@@ -25,7 +25,8 @@ TRICK_FUNCTIONS = ("tricks", "played")
 _OWN_VARIABLE = {   # what a game without a trick phase declares instead, in the hint
     "leader": "e.g. deal var lead_player: player", "winner": "e.g. deal var trick_winner: player",
     "trick_number": "e.g. deal var trick_no: int in 0..13", "led_suit": "e.g. deal var lead_suit: suit",
-    "tricks": "e.g. deal var taken_n: int in 0..13 per player", "played": "e.g. deal var has_played: bool per player",
+    "tricks": "e.g. deal var taken_n: int in 0..13 per side, or per player without sides",
+    "played": "e.g. deal var has_played: bool per player",
 }
 
 

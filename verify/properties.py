@@ -13,7 +13,7 @@ from atout.engine.evaluate import RuleError
 from . import smt
 from .checker import MAX_TRACKED, TIMEOUT_NOTE, Counterexample, Result, Spec, Verifier, tracked_cards
 from .playouts import search_matches
-from .values import DEAL_START, ERROR, TOP_INT, Interval, add, compare
+from .values import ANON, DEAL_START, ERROR, TOP_INT, Interval, add, compare, is_top
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
@@ -94,13 +94,15 @@ def abstract_detail(V, ex, A, src, expr=None, move=None, last: int = 12) -> str:
     shown = steps[-last:]
     path = ("... " if len(steps) > len(shown) else "") + "; ".join(shown)
     names = sorted(_vars_read(expr)) if expr is not None else [v.name for v in V.g.vars if v.scope == "deal"]
-    values = [f"{n} = {_abstract_value(w.vars[n])}" for n in names if n in w.vars]
+    types = {v.name: v.type for v in V.g.vars}
+    values = [f"{n} = {_abstract_value(w.vars[n], types.get(n), g)}" for n in names if n in w.vars]
     sizes = [f"{slot.name}{'' if slot.owner is None else f'[{slot.owner}]'}: {_size_text(n)}"
              for slot, n in zip(g.zone_slots, w.sizes)]
     who = w.player_to_move() if w.phase != DEAL_START else None
     return (f"abstract counterexample ({len(steps)} move{'' if len(steps) == 1 else 's'} from the start of the "
-            f"match; seats counted as the "
-            f"abstraction counts them, from the dealer when it turns the table): {path or 'none'}; "
+            f"match; seats and suits counted as the "
+            f"abstraction counts them, from the dealer when it turns the table, suits relabelled when no rule "
+            f"names one): {path or 'none'}; "
             f"before the last move: phase '{w.phase}'" +
             (f", seat {who} to move" if isinstance(who, int) and who >= 0 else "") +
             (f"; {', '.join(values)}" if values else "") + f"; zone sizes {', '.join(sizes)}")
@@ -126,13 +128,25 @@ def _vars_read(expr) -> set:
     return {x.name for x in subexprs(expr) if isinstance(x, ir.VarRef)}
 
 
-def _abstract_value(v) -> str:
+def _abstract_value(v, t: ir.Type | None = None, g=None) -> str:
+    """An abstract value as a reader knows it: ``none``, a suit's or rank's name, ``seat 2``, ``K♠`` (with its
+    type ``t`` and the engine's game ``g``); ``[lo..hi]`` an interval, ``any`` what the abstraction forgot
+    (every value of the type), ``an untracked card``, ``?`` a value it does not keep."""
+    if is_top(v):
+        return "any"
     if isinstance(v, tuple) and not isinstance(v, Interval):
-        return "(" + ", ".join(_abstract_value(x) for x in v) + ")"
+        return "(" + ", ".join(_abstract_value(x, t, g) for x in v) + ")"
     if v is None:
         return "?"
     if isinstance(v, Interval):
         return "any" if v.lo is None and v.hi is None else repr(v)
+    if t is not None and t.kind == "card" and v == ANON:
+        return "an untracked card"
+    if t is not None and g is not None and t.kind != "int" and isinstance(v, int):
+        try:
+            return g.value_str(v, t)
+        except (IndexError, KeyError, TypeError):
+            return str(v)
     return str(v)
 
 
