@@ -106,9 +106,22 @@ def open_table(page, base, game, seats):
 
 
 def sit(page, seat, name):
+    """Take ``seat``, clicking again (as a person would) while the page has not seated us: in a full suite on a
+    loaded machine one click went unanswered for 20 s (the page now rebuilds its seat buttons only when the
+    free seats change, so a click no longer lands on a button the next state replaces)."""
     page.fill("#sit-name", name)
-    page.click(f'.sit-seat[data-seat="{seat}"]')
-    page.wait_for_selector(f'.seat.me[data-seat="{seat}"]', timeout=TIMEOUT)
+    me = f'.seat.me[data-seat="{seat}"]'
+    deadline = time.time() + TIMEOUT / 1000
+    while True:
+        try:
+            page.click(f'.sit-seat[data-seat="{seat}"]', timeout=3_000)
+            page.wait_for_selector(me, timeout=3_000)
+            return
+        except sync_api.TimeoutError:
+            if page.is_visible(me):
+                return
+            if time.time() > deadline:
+                raise
 
 
 def my_move_or_end(page):

@@ -51,16 +51,19 @@
     last.seats.forEach(function (s, p) { if (s.kind === "person" && !s.taken) free.push(p); });
     sitBox.hidden = !(seat < 0 && free.length);
     var buttons = document.getElementById("sit-seats");
-    buttons.textContent = "";
-    free.forEach(function (p) {
-      var b = C.el("button", "primary sit-seat", "Sit at seat " + p);
-      b.type = "button";
-      b.dataset.seat = p;
-      b.addEventListener("click", function () {
-        send({type: "sit", seat: p, name: document.getElementById("sit-name").value});
+    if (buttons.dataset.free !== free.join(",")) {    // rebuilt only when the free seats change: a click on a
+      buttons.dataset.free = free.join(",");         // button replaced by the next state would be lost
+      buttons.textContent = "";
+      free.forEach(function (p) {
+        var b = C.el("button", "primary sit-seat", "Sit at seat " + p);
+        b.type = "button";
+        b.dataset.seat = p;
+        b.addEventListener("click", function () {
+          send({type: "sit", seat: p, name: document.getElementById("sit-name").value});
+        });
+        buttons.appendChild(b);
       });
-      buttons.appendChild(b);
-    });
+    }
     document.getElementById("leave").hidden = seat < 0;
     document.getElementById("typed").hidden = !(seat >= 0 && last.legal.length);
     document.getElementById("record-link").hidden = !(last.view.terminal || last.error);
