@@ -146,3 +146,69 @@ def test_the_forgotten_abstraction_covers_the_engine():
     assert {r.verdict for r in results} == {"proved"}
     assert any("a chosen card's rank or suit" in r.method for r in results)
     assert cross.states > 0 and not cross.failures, cross.as_json()
+
+
+# -- a phase whose actions together always leave one -------------------------------------------------------------
+PHASE_GAME = """
+game phase_lemma "a choice read from the hand"
+players 2
+deck {{ suits spades hearts diamonds clubs  ranks A K Q J }}
+zone stock: hidden, home
+zone hand: per player, private
+zone pile: public
+deal var named: suit = none
+phase deal {{ do {{ gather stock  shuffle stock  deal 3 from stock to hand starting eldest  goto choose }} }}
+phase choose {{
+  actor eldest
+  {actions}
+}}
+match {{ start deal  ends when deal_number >= 1  returns(p) = 0 }}
+"""
+
+
+def _phase_lemma(actions: str):
+    from atout.verify.legal_card import phase_always_legal
+    g = Game(compile_text(PHASE_GAME.format(actions=actions)))
+    ph = next(ph for ph in g.ir.phases if ph.name == "choose")
+    return phase_always_legal(g, ph, 20_000_000)
+
+
+@pytest.mark.parametrize("actions, holds", [
+    # two actions whose guards complement one another: one of them is always legal
+    ('action declare "declare" when any(c in hand[actor]: rank(c) == K) { end deal }\n'
+     'action pass "pass" when all(c in hand[actor]: rank(c) != K) { end deal }', True),
+    # name a suit you hold: some suit, whenever the hand holds a card
+    ('action name(s: suit) "name" when any(c in hand[actor]: suit(c) == s) { named = s  end deal }', True),
+    # name a suit of which you hold the ace: a hand without an ace has none
+    ('action name(s: suit) "name" when any(c in hand[actor]: suit(c) == s and rank(c) == A) { end deal }', False),
+    # both actions need a king: a hand without one has none
+    ('action declare "declare" when any(c in hand[actor]: rank(c) == K) { end deal }\n'
+     'action pass "pass" when size(hand[actor]) > 3 { end deal }', False),
+])
+def test_the_phase_lemma_by_hand(actions, holds):
+    zones = _phase_lemma(actions)
+    assert (zones is not None) is holds
+    if holds:     # the one zone its guards read, which must hold a card
+        assert [str(z.base.name) for z in zones] == ["hand"]
+
+
+def _phase_verdicts(actions: str) -> dict:
+    cross = CrossCheck()
+    results, _ = verify_game(Game(compile_text(PHASE_GAME.format(actions=actions))), cross=cross)
+    assert not cross.failures, cross.as_json()
+    return {r.name: r.verdict for r in results}
+
+
+def test_a_suit_named_from_the_hand_is_decided():
+    """By hand: a hand of 3 cards holds some suit, so 'name' always has a legal value (no dead end); before the
+    phase lemma the abstraction read each suit's 'any' on anonymous cards apart, and no_dead_end was unknown."""
+    v = _phase_verdicts('action name(s: suit) "name" when any(c in hand[actor]: suit(c) == s) '
+                        '{ named = s  end deal }')
+    assert v["builtin:no_dead_end"] == "proved" and v["builtin:no_rule_error"] == "proved"
+
+
+def test_naming_an_ace_held_is_a_real_dead_end():
+    """The control: a hand of 3 cards of 16 often holds no ace, and then no suit may be named: refuted."""
+    v = _phase_verdicts('action name(s: suit) "name" when any(c in hand[actor]: suit(c) == s and rank(c) == A) '
+                        '{ end deal }')
+    assert v["builtin:no_dead_end"] == "refuted"

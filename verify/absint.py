@@ -456,8 +456,10 @@ class Abstraction(AbstractEvaluator):
         """Whether every state of the game that the case ``w`` stands for has a legal move although the
         abstraction found none in ``w``: an action of its phase has a card parameter whose zone surely holds a
         card (its size kept exactly) and whose guard z3 proved to hold for some card of any nonempty zone
-        (:func:`.legal_card.always_legal`, asked once per action).  Only then is ``w`` not a possible dead end
-        (:meth:`.explore.Explorer.moves`)."""
+        (:func:`.legal_card.always_legal`, asked once per action), or z3 proved that some action of its choice
+        phase is legal whenever the zones its guards read hold a card each, and they surely do
+        (:func:`.legal_card.phase_always_legal`, asked once per phase).  Only then is ``w`` not a possible dead
+        end (:meth:`.explore.Explorer.moves`)."""
         if w.phase is None or w.phase == DEAL_START or w.selecting is not None:
             return False
         cache = self.__dict__.setdefault("_always_legal", {})
@@ -471,19 +473,30 @@ class Abstraction(AbstractEvaluator):
                 from .legal_card import always_legal
                 ok = cache[id(act)] = always_legal(self.game, act, self.rlimit,
                                                    ph.actor if ph.kind == "choice" else None)
-            if not ok:
-                continue
-            z = p.zone
-            if z.__class__ is ir.ZoneRef:
-                slot = self.game.zone_base[z.name]
-            else:
-                seats = self.values(z.index, w, {})
-                if len(seats) != 1 or seats[0].__class__ is not int or not 0 <= seats[0] < self.n:
-                    continue
-                slot = self.game.zone_base[z.base.name] + seats[0]
-            if w.sizes[slot] >= 1:
+            if ok and self._surely_holds_a_card(w, p.zone):
+                return True
+        if ph.kind == "choice":
+            phases = self.__dict__.setdefault("_phase_always_legal", {})
+            if ph.name not in phases:
+                from .legal_card import phase_always_legal
+                phases[ph.name] = phase_always_legal(self.game, ph, self.rlimit)
+            zones = phases[ph.name]
+            if zones is not None and all(self._surely_holds_a_card(w, z) for z in zones):
                 return True
         return False
+
+    def _surely_holds_a_card(self, w, z) -> bool:
+        """Whether the zone expression ``z`` names one zone slot in ``w`` and its size, kept exactly, is 1 or more."""
+        if z.__class__ is ir.ZoneRef:
+            if z.per_player:
+                return False
+            slot = self.game.zone_base[z.name]
+        else:
+            seats = self.values(z.index, w, {})
+            if len(seats) != 1 or seats[0].__class__ is not int or not 0 <= seats[0] < self.n:
+                return False
+            slot = self.game.zone_base[z.base.name] + seats[0]
+        return w.sizes[slot] >= 1
 
     # -- values ------------------------------------------------------------------------------------------
     def top_of(self, t: ir.Type):

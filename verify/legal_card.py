@@ -29,26 +29,36 @@ from .smt import _Encoder
 
 
 class _ZoneEncoder(_Encoder):
-    """:class:`.smt._Encoder` where the zone ``zone`` is the set ``member`` (one z3 bool per card id)."""
+    """:class:`.smt._Encoder` where each zone of ``zones`` is a set of the deck's cards (one z3 bool per card id,
+    :meth:`members`); ``actor``: the ``actor`` expression of a choice phase, the same player as the built-in
+    ``actor`` at its decisions (the actor is read again from the phase at every rest), so that ``hand[actor]``
+    and ``hand[turn]`` are one zone in a phase with ``actor turn``."""
 
-    def __init__(self, game, zone: ir.Expr, member: list, actor: ir.Expr | None = None):
+    def __init__(self, game, zones, actor: ir.Expr | None = None):
         super().__init__(game)
-        self.zone = zone
-        self.member = member
-        # at a decision of a choice phase, 'actor' is the value of the phase's 'actor' expression (read
-        # again at every rest): hand[actor] and hand[turn] are one zone in a phase with 'actor turn'
         self.actor = actor
+        self.zones: list = []
         self._memo: dict = {}
         self._free: dict = {}
+        for z in zones:
+            if self.members(z) is None:
+                n = len(self.zones)
+                self.zones.append((z, [z3.Bool(f"in_{n}_{k}") for k in range(len(game.suit_of))]))
 
-    def _is_zone(self, z) -> bool:
-        if z == self.zone:
+    def _same(self, a, b) -> bool:
+        if a == b:
             return True
-        if self.actor is None or not (isinstance(z, ir.Index) and isinstance(self.zone, ir.Index)) or \
-                z.base != self.zone.base:
+        if self.actor is None or not (isinstance(a, ir.Index) and isinstance(b, ir.Index)) or a.base != b.base:
             return False
         me = ir.Builtin("actor", ir.Type("player"))
-        return {z.index, self.zone.index} <= {me, self.actor}
+        return {a.index, b.index} <= {me, self.actor}
+
+    def members(self, z):
+        """The set (list of z3 bools by card id) of zone expression ``z``, or None when it is no zone of the query."""
+        for zz, m in self.zones:
+            if self._same(z, zz):
+                return m
+        return None
 
     def expr(self, e, env=None):
         """The term of ``e`` under ``env`` (local name -> z3 term), memoised on the locals ``e`` reads: within
@@ -70,27 +80,29 @@ class _ZoneEncoder(_Encoder):
                 k = x.as_long()
                 table = self.game.suit_of if e.fn == "suit" else self.game.strength_of
                 return z3.IntVal(table[k] if 0 <= k < len(table) else -1)
-        if isinstance(e, ir.Quant) and e.domain is not None and self._is_zone(e.domain):
-            cards = range(len(self.member))
+        if isinstance(e, ir.Quant) and e.domain is not None and self.members(e.domain) is not None:
+            member = self.members(e.domain)
+            cards = range(len(member))
             if e.kind in ("any", "all"):
                 body = [self.expr(e.body, {**env, e.var: z3.IntVal(k)}) for k in cards]
                 if e.kind == "any":
-                    return z3.Or([z3.And(self.member[k], body[k]) for k in cards])
-                return z3.And([z3.Implies(self.member[k], body[k]) for k in cards])
+                    return z3.Or([z3.And(member[k], body[k]) for k in cards])
+                return z3.And([z3.Implies(member[k], body[k]) for k in cards])
             if e.kind == "count":
-                return z3.Sum([z3.If(z3.And(self.member[k], self.expr(e.body, {**env, e.var: z3.IntVal(k)})), 1, 0)
+                return z3.Sum([z3.If(z3.And(member[k], self.expr(e.body, {**env, e.var: z3.IntVal(k)})), 1, 0)
                                for k in cards])
             if e.kind == "sum":
-                return z3.Sum([z3.If(self.member[k], self.expr(e.body, {**env, e.var: z3.IntVal(k)}), 0)
+                return z3.Sum([z3.If(member[k], self.expr(e.body, {**env, e.var: z3.IntVal(k)}), 0)
                                for k in cards])
         if isinstance(e, ir.Quant) and e.domain is not None:     # over another zone: any value
             return self._new("bool" if e.kind in ("any", "all") else "int")
-        if isinstance(e, ir.Call) and e.args and self._is_zone(e.args[0]):
+        if isinstance(e, ir.Call) and e.args and self.members(e.args[0]) is not None:
+            member = self.members(e.args[0])
             if e.fn == "size":
-                return z3.Sum([z3.If(m, 1, 0) for m in self.member])
+                return z3.Sum([z3.If(m, 1, 0) for m in member])
             if e.fn == "has" and len(e.args) == 2:
                 x = self.expr(e.args[1], env)
-                return z3.Or([z3.And(m, x == k) for k, m in enumerate(self.member)])
+                return z3.Or([z3.And(m, x == k) for k, m in enumerate(member)])
         return super().expr(e, env)
 
 
@@ -106,8 +118,8 @@ def always_legal(game, act: ir.Action, rlimit: int, actor: ir.Expr | None = None
     if p is None or p.kind != "card":
         return False
     ncards = len(game.suit_of)
-    member = [z3.Bool(f"in_{k}") for k in range(ncards)]
-    enc = _ZoneEncoder(game, p.zone, member, actor)
+    enc = _ZoneEncoder(game, [p.zone], actor)
+    member = enc.members(p.zone)
     try:
         legal = [z3.And(member[k], enc.expr(act.guard, {p.name: z3.IntVal(k)})) for k in range(ncards)]
     except (z3.Z3Exception, KeyError):     # a construct the encoding does not type: no lemma
@@ -118,3 +130,56 @@ def always_legal(game, act: ir.Action, rlimit: int, actor: ir.Expr | None = None
     s.add(z3.Or(member))
     s.add(z3.Not(z3.Or(legal)))
     return s.check() == z3.unsat
+
+
+def _zone_expr(e) -> bool:
+    return isinstance(e, ir.ZoneRef) and not e.per_player or isinstance(e, ir.Index) and isinstance(e.base, ir.ZoneRef)
+
+
+def phase_always_legal(game, ph: ir.Phase, rlimit: int) -> tuple | None:
+    """The zones (expressions) whose holding a card each makes some action of the choice phase ``ph`` legal,
+    whatever the rest of the state, as z3 proves it; None when it does not (or ``ph`` is no choice phase).
+
+    The sibling of :func:`always_legal` for guards whose witness is not a card parameter: actions whose guards
+    read the hand and complement one another (``declare when any(c in hand[actor]: rank(c) == K)`` and ``pass
+    when all(c in hand[actor]: rank(c) != K)``), or a domain parameter whose value the hand must support
+    (``name(s: suit) when any(c in hand[actor]: suit(c) == s)``).  Every zone an action's parameter draws from
+    or a guard quantifies over (or reads the ``size`` of, or ``has``) is a set of cards, each assumed to hold
+    one; an action without a parameter is legal when its guard holds, one with a domain parameter for some
+    value of it, one with a card parameter for some card of its zone; a ``choose`` is not counted (the lemma is
+    only harder to prove without it).  Anything else the guards read is left free, as in :func:`always_legal`."""
+    if ph.kind != "choice" or not ph.actions:
+        return None
+    zones = []
+    for act in ph.actions:
+        if act.param is not None and act.param.kind == "card":
+            zones.append(act.param.zone)
+        for x in subexprs(act.guard):
+            if isinstance(x, ir.Quant) and x.domain is not None and _zone_expr(x.domain):
+                zones.append(x.domain)
+            elif isinstance(x, ir.Call) and x.fn in ("size", "has") and x.args and _zone_expr(x.args[0]):
+                zones.append(x.args[0])
+    enc = _ZoneEncoder(game, zones, ph.actor)
+    ncards = len(game.suit_of)
+    options = []
+    try:
+        for act in ph.actions:
+            p = act.param
+            if p is None:
+                options.append(enc.expr(act.guard, {}))
+            elif p.kind == "domain":
+                options += [enc.expr(act.guard, {p.name: z3.IntVal(v)}) for v in ir.domain_values(game.ir, p.type)]
+            elif p.kind == "card":
+                member = enc.members(p.zone)
+                options += [z3.And(member[k], enc.expr(act.guard, {p.name: z3.IntVal(k)})) for k in range(ncards)]
+    except (z3.Z3Exception, KeyError):     # a construct the encoding does not type: no lemma
+        return None
+    if not options:
+        return None
+    s = z3.Solver()
+    s.set("rlimit", rlimit)
+    s.add(*enc.ranges)
+    for _, member in enc.zones:
+        s.add(z3.Or(member))
+    s.add(z3.Not(z3.Or(options)))
+    return tuple(z for z, _ in enc.zones) if s.check() == z3.unsat else None
