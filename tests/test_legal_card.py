@@ -212,3 +212,16 @@ def test_naming_an_ace_held_is_a_real_dead_end():
     v = _phase_verdicts('action name(s: suit) "name" when any(c in hand[actor]: suit(c) == s and rank(c) == A) '
                         '{ end deal }')
     assert v["builtin:no_dead_end"] == "refuted"
+
+
+def test_zones_indexed_by_a_local_are_no_premise():
+    """'any(p in players: any(c in hand[p]: ...))' reads another hand for each p: no one set of cards stands for
+    them, so the phase lemma is not proved from it, and the verifier neither fails nor proves the dead ends
+    (it failed with a KeyError on 'p' while the lemma took hand[p] for one zone)."""
+    acts = ('action declare "declare" when any(p in players: any(c in hand[p]: rank(c) == K)) { end deal }\n'
+            'action pass "pass" when all(p in players: all(c in hand[p]: rank(c) != K)) { end deal }')
+    assert _phase_lemma(acts) is None
+    cross = CrossCheck()
+    results, _ = verify_game(Game(compile_text(PHASE_GAME.format(actions=acts))), cross=cross)
+    assert not any("verifier failed" in r.method for r in results), [r.method for r in results]
+    assert not cross.failures, cross.as_json()

@@ -487,9 +487,10 @@ class Abstraction(AbstractEvaluator):
 
     def _surely_holds_a_card(self, w, z) -> bool:
         """Whether the zone expression ``z`` names one zone slot in ``w`` and its size, kept exactly, is 1 or more."""
+        from .legal_card import names_one_zone
+        if not names_one_zone(z):
+            return False
         if z.__class__ is ir.ZoneRef:
-            if z.per_player:
-                return False
             slot = self.game.zone_base[z.name]
         else:
             seats = self.values(z.index, w, {})

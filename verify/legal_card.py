@@ -41,7 +41,7 @@ class _ZoneEncoder(_Encoder):
         self._memo: dict = {}
         self._free: dict = {}
         for z in zones:
-            if self.members(z) is None:
+            if names_one_zone(z) and self.members(z) is None:
                 n = len(self.zones)
                 self.zones.append((z, [z3.Bool(f"in_{n}_{k}") for k in range(len(game.suit_of))]))
 
@@ -54,7 +54,10 @@ class _ZoneEncoder(_Encoder):
         return {a.index, b.index} <= {me, self.actor}
 
     def members(self, z):
-        """The set (list of z3 bools by card id) of zone expression ``z``, or None when it is no zone of the query."""
+        """The set (list of z3 bools by card id) of zone expression ``z``, or None when it is no zone of the query
+        (a zone indexed by a local is none: it names another zone for each value of the local)."""
+        if not names_one_zone(z):
+            return None
         for zz, m in self.zones:
             if self._same(z, zz):
                 return m
@@ -132,8 +135,13 @@ def always_legal(game, act: ir.Action, rlimit: int, actor: ir.Expr | None = None
     return s.check() == z3.unsat
 
 
-def _zone_expr(e) -> bool:
-    return isinstance(e, ir.ZoneRef) and not e.per_player or isinstance(e, ir.Index) and isinstance(e.base, ir.ZoneRef)
+def names_one_zone(e) -> bool:
+    """Whether ``e`` names one zone in a state: a shared zone, or a player's whose index reads no local (not
+    ``hand[p]`` inside ``any(p in players: ...)``, a different zone for each ``p``)."""
+    if isinstance(e, ir.ZoneRef):
+        return not e.per_player
+    return isinstance(e, ir.Index) and isinstance(e.base, ir.ZoneRef) and \
+        not any(isinstance(x, ir.Local) for x in subexprs(e.index))
 
 
 def phase_always_legal(game, ph: ir.Phase, rlimit: int) -> tuple | None:
@@ -155,9 +163,9 @@ def phase_always_legal(game, ph: ir.Phase, rlimit: int) -> tuple | None:
         if act.param is not None and act.param.kind == "card":
             zones.append(act.param.zone)
         for x in subexprs(act.guard):
-            if isinstance(x, ir.Quant) and x.domain is not None and _zone_expr(x.domain):
+            if isinstance(x, ir.Quant) and x.domain is not None and names_one_zone(x.domain):
                 zones.append(x.domain)
-            elif isinstance(x, ir.Call) and x.fn in ("size", "has") and x.args and _zone_expr(x.args[0]):
+            elif isinstance(x, ir.Call) and x.fn in ("size", "has") and x.args and names_one_zone(x.args[0]):
                 zones.append(x.args[0])
     enc = _ZoneEncoder(game, zones, ph.actor)
     ncards = len(game.suit_of)
