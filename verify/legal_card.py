@@ -120,18 +120,30 @@ def always_legal(game, act: ir.Action, rlimit: int, actor: ir.Expr | None = None
     p = act.param
     if p is None or p.kind != "card":
         return False
-    ncards = len(game.suit_of)
     enc = _ZoneEncoder(game, [p.zone], actor)
-    member = enc.members(p.zone)
     try:
-        legal = [z3.And(member[k], enc.expr(act.guard, {p.name: z3.IntVal(k)})) for k in range(ncards)]
+        legal = _card_options(enc, act)
     except (z3.Z3Exception, KeyError):     # a construct the encoding does not type: no lemma
         return False
+    return _some_always_holds(enc, legal, rlimit)
+
+
+def _card_options(enc: _ZoneEncoder, act: ir.Action) -> list:
+    """For each card id ``k``: card ``k`` is in the zone of ``act``'s card parameter and satisfies its guard."""
+    p = act.param
+    member = enc.members(p.zone)
+    return [z3.And(member[k], enc.expr(act.guard, {p.name: z3.IntVal(k)})) for k in range(len(member))]
+
+
+def _some_always_holds(enc: _ZoneEncoder, options: list, rlimit: int) -> bool:
+    """Whether z3 proves that one of ``options`` holds whenever every zone of ``enc`` holds a card and the
+    variables are in their declared ranges (unknown within ``rlimit``: not proved)."""
     s = z3.Solver()
     s.set("rlimit", rlimit)
     s.add(*enc.ranges)
-    s.add(z3.Or(member))
-    s.add(z3.Not(z3.Or(legal)))
+    for _, member in enc.zones:
+        s.add(z3.Or(member))
+    s.add(z3.Not(z3.Or(options)))
     return s.check() == z3.unsat
 
 
@@ -168,7 +180,6 @@ def phase_always_legal(game, ph: ir.Phase, rlimit: int) -> tuple | None:
             elif isinstance(x, ir.Call) and x.fn in ("size", "has") and x.args and names_one_zone(x.args[0]):
                 zones.append(x.args[0])
     enc = _ZoneEncoder(game, zones, ph.actor)
-    ncards = len(game.suit_of)
     options = []
     try:
         for act in ph.actions:
@@ -178,16 +189,9 @@ def phase_always_legal(game, ph: ir.Phase, rlimit: int) -> tuple | None:
             elif p.kind == "domain":
                 options += [enc.expr(act.guard, {p.name: z3.IntVal(v)}) for v in ir.domain_values(game.ir, p.type)]
             elif p.kind == "card":
-                member = enc.members(p.zone)
-                options += [z3.And(member[k], enc.expr(act.guard, {p.name: z3.IntVal(k)})) for k in range(ncards)]
+                options += _card_options(enc, act)
     except (z3.Z3Exception, KeyError):     # a construct the encoding does not type: no lemma
         return None
-    if not options:
+    if not options or not _some_always_holds(enc, options, rlimit):
         return None
-    s = z3.Solver()
-    s.set("rlimit", rlimit)
-    s.add(*enc.ranges)
-    for _, member in enc.zones:
-        s.add(z3.Or(member))
-    s.add(z3.Not(z3.Or(options)))
-    return tuple(z for z, _ in enc.zones) if s.check() == z3.unsat else None
+    return tuple(z for z, _ in enc.zones)
