@@ -28,7 +28,8 @@ GAMES = sorted(os.path.join(ROOT, "rules", f) for f in os.listdir(os.path.join(R
      os.path.join(ROOT, "tests", "data", "card_blind.atout"),
      os.path.join(ROOT, "tests", "data", "partnership_auction.atout"),
      os.path.join(ROOT, "tests", "data", "tricks_by_hand.atout"),
-     os.path.join(ROOT, "tests", "data", "tricks_by_hand_ranks.atout")]
+     os.path.join(ROOT, "tests", "data", "tricks_by_hand_ranks.atout"),
+     os.path.join(ROOT, "tests", "data", "bids_by_hand.atout")]
 
 
 def _covered(abstract_values, concrete, A) -> bool:

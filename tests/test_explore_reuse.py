@@ -23,7 +23,7 @@ from atout.verify.explore import Explorer
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ["rules/ecarte.atout", "rules/ecarte_classic.atout", "tests/data/every_construct.atout",
          "tests/data/family_constructs.atout", "tests/data/trump_order.atout", "tests/data/card_blind.atout",
-         "tests/data/param_bounds/shrinking_bids.atout"]
+         "tests/data/param_bounds/shrinking_bids.atout", "tests/data/tricks_by_hand.atout"]
 
 
 def _graph(game, spec, reuse: bool, fast: bool = True, share_runs: bool | None = None):
@@ -62,14 +62,18 @@ def test_fast_paths_change_nothing(path):
     assert _graph(game, Spec(), reuse=True, fast=True) == _graph(game, Spec(), reuse=True, fast=False)
 
 
-def test_summaries_are_reused():
+@pytest.mark.parametrize("path", ["rules/ecarte.atout", "tests/data/tricks_by_hand.atout"])
+def test_summaries_are_reused(path):
     """Not vacuous: the deal-end summaries are reused in the games above (Écarté's scoring, reached from
-    many last tricks)."""
-    game = Game(compile_file(str(ROOT / "rules/ecarte.atout")))
-    assert _graph(game, Spec(precise=True), reuse=True)[3] > 0
+    many last tricks; the deal-end tail of tricks_by_hand's 'play', reached from every last card played)."""
+    game = Game(compile_file(str(ROOT / path)))
+    _, props, track, watch, blur = Verifier(game)._key(Spec(precise=True))
+    E = Explorer(Abstraction(game, track=track, watch=watch, blur=blur, props=props))
+    E.explore()
+    assert E.summary_reuses > 0
 
 
-@pytest.mark.parametrize("path", GAMES + ["tests/data/partnership_auction.atout"])
+@pytest.mark.parametrize("path", GAMES + ["tests/data/partnership_auction.atout", "tests/data/bids_by_hand.atout"])
 def test_shared_runs_change_nothing(path):
     """A move's run shared by the nodes that differ only in the variables its action sets before reading
     them (:meth:`Explorer._shared_run`) gives the graph, state for state and edge for edge, that running

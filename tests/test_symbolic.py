@@ -131,17 +131,25 @@ def test_symbolic_values_are_the_engines(path):
     assert checked > 200
 
 
-def _then_blocks(game):
-    return {id(ph.trick.then): ph.trick.then for ph in game.ir.phases if ph.trick is not None and ph.trick.then}
+def _deal_end_blocks(game):
+    """``{(id(block), start): statements}``: the trick phases' ``then`` blocks (from 0) and the deal-end tails
+    of choice phases' actions (:func:`atout.verify.liveness.action_deal_ends`)."""
+    from atout.verify.liveness import action_deal_ends
+    out = {(id(ph.trick.then), 0): ph.trick.then for ph in game.ir.phases if ph.trick is not None and ph.trick.then}
+    out.update({(id(block), start): block[start:] for _, block, start in action_deal_ends(game.ir)})
+    return out
 
 
-@pytest.mark.parametrize("path", [p for p in GAMES if "rules" in p], ids=lambda p: os.path.basename(p))
+@pytest.mark.parametrize("path", [p for p in GAMES if "rules" in p] +
+                         [os.path.join(ROOT, "tests", "data", name) for name in
+                          ("bids_by_hand.atout", "tricks_by_hand.atout")], ids=lambda p: os.path.basename(p))
 def test_deal_end_blocks_do_what_the_engine_does(path):
-    """From the concrete state at the start of each deal-end block of seeded matches, the symbolic run ends
-    with the match variables the engine ends the deal with (the interpreted engine, whose effect frames the
-    test watches; the compiled one agrees with it step by step: tests/test_compiled_engine.py)."""
+    """From the concrete state at the start of each deal-end block of seeded matches (a trick phase's ``then``
+    block, or a deal-end tail of an action when tricks are played by hand), the symbolic run ends with the
+    match variables the engine ends the deal with (the interpreted engine, whose effect frames the test
+    watches; the compiled one agrees with it step by step: tests/test_compiled_engine.py)."""
     game = Game(compile_file(path), compiled=False)
-    blocks = _then_blocks(game)
+    blocks = _deal_end_blocks(game)
     if not blocks or not all(symbolic.encodable(b) for b in blocks.values()):
         pytest.skip("no deal-end block the symbolic execution follows")
     rng = random.Random(5)
@@ -157,9 +165,9 @@ def test_deal_end_blocks_do_what_the_engine_does(path):
 
             def hook(self=st, real=real, seen=seen):
                 top = self.frames[-1] if self.frames else None
-                if top is not None and top[1] == 0 and id(top[0]) in blocks and not seen:
+                if top is not None and (id(top[0]), top[1]) in blocks and not seen:
                     ex = symbolic.Execution(symbolic.from_concrete(self), range_errors=True)
-                    ex.run(top[0])
+                    ex.run(blocks[id(top[0]), top[1]])
                     seen.append(ex)
                 real(self)
             st._run_frame = hook
@@ -300,22 +308,29 @@ def test_spades_is_decided():
     assert "z3 showed it holds" in by["bids_at_most_thirteen_a_side"].method
 
 
-@pytest.mark.parametrize("path, phase, frozen", [(SPADES, "play", {"contract"}),
-                                                 (os.path.join(ROOT, "rules", "bridge.atout"), "play",
-                                                  {"level", "doubling"})])
-def test_frozen_variables_and_their_entries_cover_concrete_play(path, phase, frozen):
-    """The variables the trick phase never writes nor reads before its scoring are frozen there; on seeded
-    engine matches, every concrete state of that phase has their values among those the exploration
-    recorded when play entered the phase (Spades' 11,025 pairs of bids, at most 13 a side)."""
+BIDS_BY_HAND = os.path.join(ROOT, "tests", "data", "bids_by_hand.atout")
+
+
+# entries: how many valuations play enters the phase with, by hand: Spades' contracts (a, b) with a + b <= 13,
+# 105 per side, squared; bids_by_hand's four bids, partners' within 3: 10 pairs per side, squared
+@pytest.mark.parametrize("path, phase, frozen, entries", [(SPADES, "play", {"contract"}, 11025),
+                                                          (BIDS_BY_HAND, "play", {"bid"}, 100),
+                                                          (os.path.join(ROOT, "rules", "bridge.atout"), "play",
+                                                           {"level", "doubling"}, None)])
+def test_frozen_variables_and_their_entries_cover_concrete_play(path, phase, frozen, entries):
+    """The variables the phase never writes nor reads before its scoring (a trick phase's ``then`` block, the
+    deal-end tail of an action playing a trick by hand) are frozen there; on seeded engine matches, every
+    concrete state of that phase has their values among those the exploration recorded when play entered
+    the phase."""
     from atout.verify.checker import Spec, Verifier
     from atout.verify.values import Interval, is_top
     game = Game(compile_file(path))
     V = Verifier(game)
     A = None
-    if path == SPADES:
+    if entries is not None:
         ex, A, err = V.exploration(Spec())
         assert ex is not None and set(A.frozen[phase]) == frozen
-        assert len(A.entries[phase]) == 11025      # (a, b) with a + b <= 13: 105 per side, squared
+        assert len(A.entries[phase]) == entries
     else:
         from atout.verify.liveness import Liveness
         assert Liveness(game.ir).frozen[phase] == frozenset(frozen)

@@ -187,6 +187,11 @@ class Abstraction(AbstractEvaluator):
                     dead = tuple(f for f, name in (("last_winner", "winner"), ("trick_leader", "leader"),
                                                    ("actor", "actor")) if name not in builtins)
                     self.then_blocks[id(ph.trick.then)] = (dead, "tricks" not in calls)
+        # the deal-end tails of choice phases' actions (a trick played by hand that ends the deal): (id of the
+        # block, index of the tail's first statement) -> the tail (liveness.action_deal_ends)
+        from .liveness import action_deal_ends
+        self.end_tails: dict[tuple, tuple] = {(id(block), start): block[start:]
+                                              for _, block, start in action_deal_ends(self.g)}
 
     def forget_after_tricks(self, w: "AbstractState") -> None:
         """At the start of a trick phase's ``then`` block (the last trick taken) that surely ends the deal

@@ -347,21 +347,16 @@ class Verifier:
         return False
 
     def followed_statements(self) -> set:
-        """The ids of the statements of the deal-end blocks that z3 follows (:mod:`.symbolic`): the ``then``
-        blocks that surely end the deal and hold only statements it executes, with the rows of the tables
-        they score."""
+        """The ids of the statements of the deal-end blocks that z3 follows (:mod:`.symbolic`,
+        :func:`.liveness.deal_end_blocks`): the ``then`` blocks that surely end the deal and the deal-end tails
+        of choice phases' actions that hold only statements it executes, with the rows of the tables they
+        score."""
         got = self.__dict__.get("_followed")
         if got is None:
-            from .liveness import read_after_tricks, scored_tables, walk
-            from .symbolic import encodable
+            from .liveness import deal_end_blocks, scored_tables, walk
             got = set()
-            for ph in self.g.phases:
-                if ph.trick is None or not ph.trick.then:
-                    continue
-                reads = read_after_tricks(self.g, ph)
-                if reads is None or reads[2] or not encodable(ph.trick.then):
-                    continue
-                stmts = list(walk(ph.trick.then))
+            for _, block in deal_end_blocks(self.g):
+                stmts = list(walk(block))
                 for t in scored_tables(self.g, stmts):
                     for r in t.rows:
                         stmts.extend(walk(r.body))

@@ -246,7 +246,15 @@ class Explorer:
         outcomes is done again on a reuse: the monitors see the same states, now from this move, and the
         writes to ranged match variables are recorded for this move."""
         A = self.A
-        A.forget_after_tricks(s)
+        top = s.frames[-1]
+        tail = A.end_tails.get((id(top[0]), top[1])) if A.end_tails else None
+        if tail is None:
+            A.forget_after_tricks(s)
+        else:
+            # a deal-end tail reads no local (liveness.action_deal_ends), and the blocks around it never resume
+            # (it ends the deal): they and the move's locals are dropped
+            del s.frames[:-1]
+            top[2] = {}
         key = (s.mid_key(), s.exact)
         got = self._summaries.get(key)
         reused = got is not None
@@ -264,7 +272,7 @@ class Explorer:
             finally:
                 self.monitors = saved
                 self._summary_root = None
-            block = start.frames[-1][0]
+            block = tail if tail is not None else start.frames[-1][0]
             sid = len(self.ex.end_blocks)
             self.ex.end_blocks.append((start, block))
             for i in range(first_write, len(A.match_range_writes)):
@@ -479,7 +487,9 @@ class Explorer:
                 at = A.entry_blocks.get(id(top[0])) if A.entry_blocks else None
                 if at is not None and top[1] == at[1]:
                     A.record_entry_start(s)     # an entry suffix starts: z3 runs it once the graph is complete
-                if top[1] == 0 and self.summaries and s is not self._summary_root and id(top[0]) in A.then_blocks:
+                if self.summaries and s is not self._summary_root and \
+                        (top[1] == 0 and id(top[0]) in A.then_blocks or
+                         A.end_tails and (id(top[0]), top[1]) in A.end_tails):
                     out.extend(self._summary(s, src_key, move))
                     continue
                 nexts = self.fork(s, Machine._run_frame)

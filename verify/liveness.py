@@ -435,41 +435,122 @@ def read_after_tricks(g: ir.Game, ph: ir.Phase) -> tuple[set, set, bool] | None:
     return builtins, calls, bool(seen)
 
 
-def frozen_at_deal_ends(g: ir.Game, props=()) -> dict:
-    """``phase -> (frozen, unwritten)``: ``frozen``, the deal variables that the trick phase keeps unchanged until its deal-end block
-    reads them: the block (``then { score ... end deal }``) surely ends the deal, is one the verifier follows
-    by z3 (:mod:`.symbolic`), and reads them; nothing in the phase (or after it in the deal) writes them or
-    reads them elsewhere, nor does the match or a property in ``props`` other than an invariant.
+def _stmt_locals(stmts) -> set:
+    """The names of every local that an expression inside ``stmts`` (nested blocks included) reads."""
+    return {x.name for e in exprs_of(tuple(stmts)) for x in subexprs(e) if isinstance(x, ir.Local)}
 
-    The explorer need not keep them in that phase (Spades' bids during the thirteen tricks): it records their
-    values each time play enters the phase (:meth:`.absint.Abstraction.record_entry`) and z3 reads the block,
-    and the invariants, over those recorded values; every concrete run keeps the values it entered with.
+
+def action_deal_ends(g: ir.Game) -> list[tuple[ir.Phase, tuple, int]]:
+    """``[(phase, block, start)]``: the *deal-end tails* of choice phases' actions: ``block`` is an action's
+    body or a branch of an ``if`` in it (not inside a ``for``), and from its statement ``start`` on (the
+    first such) every run reaches ``end deal``, nothing in it or in the tables it scores goes to a phase,
+    and it reads no local (the action's parameter).  A trick played by hand ends the deal that way (``if
+    done < 13 { goto play }  score deal_score  end deal``, or the same with the scoring in an ``else``):
+    like a trick phase's ``then`` block, the tail runs once a deal, from the state the action leaves, and
+    the explorer summarises it (:meth:`.explore.Explorer._summary`)."""
+    out = []
+
+    def visit(ph, block):
+        for start in range(len(block)):
+            tail = block[start:]
+            stmts = list(walk(tail))
+            for t in scored_tables(g, stmts):
+                for r in t.rows:
+                    stmts.extend(walk(r.body))
+            if any(isinstance(s, ir.Goto) for s in stmts):
+                continue
+            if not surely_leaves(tail):
+                break       # nor does any shorter tail
+            if not _stmt_locals(tail):
+                out.append((ph, block, start))
+                return      # the first is the longest tail
+        for s in block:
+            if isinstance(s, ir.If):
+                for _, body in s.branches:
+                    visit(ph, body)
+                if s.orelse:
+                    visit(ph, s.orelse)
+
+    for ph in g.phases:
+        if ph.kind == "choice":
+            for act in ph.actions:
+                visit(ph, act.body)
+    return out
+
+
+def without_tails(block: tuple, tails: dict) -> tuple:
+    """``block`` (statements) with every deal-end tail cut off, in it and in the ``if`` branches inside it:
+    ``tails`` maps ``id(block)`` to the tail's start (:func:`action_deal_ends`)."""
+    from dataclasses import replace
+    block = block[:tails.get(id(block), len(block))]
+    out = []
+    for s in block:
+        if isinstance(s, ir.If):
+            s = replace(s, branches=tuple((c, without_tails(b, tails)) for c, b in s.branches),
+                        orelse=without_tails(s.orelse, tails) if s.orelse else s.orelse)
+        out.append(s)
+    return tuple(out)
+
+
+def deal_end_blocks(g: ir.Game) -> list[tuple[ir.Phase, tuple]]:
+    """``[(phase, statements)]``: the blocks that surely end the deal and that z3 follows
+    (:func:`.symbolic.encodable`): the ``then`` blocks of trick phases that go to no phase, and the deal-end
+    tails of choice phases' actions (:func:`action_deal_ends`).  The statements of a tail are a new tuple
+    at each call (compare them by the ids of their statements)."""
+    from .symbolic import encodable
+    out = []
+    for ph in g.phases:
+        if ph.trick is not None and ph.trick.then:
+            after = read_after_tricks(g, ph)
+            if after is not None and not after[2] and encodable(ph.trick.then):
+                out.append((ph, ph.trick.then))
+    for ph, block, start in action_deal_ends(g):
+        if encodable(block[start:]):
+            out.append((ph, block[start:]))
+    return out
+
+
+def frozen_at_deal_ends(g: ir.Game, props=()) -> dict:
+    """``phase -> (frozen, unwritten)``: ``frozen``, the deal variables that the phase keeps unchanged until
+    its deal-end blocks read them (:func:`deal_end_blocks`: a trick phase's ``then { score ... end deal }``,
+    the tails of a choice phase's actions that end the deal, which z3 follows); nothing in the phase (or
+    after it in the deal) writes them or reads them elsewhere, nor does the match or a property in
+    ``props`` other than an invariant.
+
+    The explorer need not keep them in that phase (Spades' bids during the thirteen tricks, or the bids of a
+    game whose tricks are played by hand): it records their values each time play enters the phase
+    (:meth:`.absint.Abstraction.record_entry`) and z3 reads the blocks, and the invariants, over those
+    recorded values; every concrete run keeps the values it entered with.
     ``unwritten``: every deal variable nothing in the phase or after it writes (kept with the frozen ones, for
     the relation between them)."""
     from dataclasses import replace
 
-    from .symbolic import encodable
     blocking = set(_reads([e for e in match_exprs(g) if e is not None])[0])
     for p in props:
         if p.kind != "invariant":
             blocking |= _reads(list(exprs_of(p)))[0]
     deal_vars = {v.name for v in g.vars if v.scope == "deal"}
     G = phase_graph(g)
+    blocks: dict = {}
+    for ph, stmts in deal_end_blocks(g):
+        blocks.setdefault(ph.name, []).append(stmts)
     out = {}
     for ph in g.phases:
-        t = ph.trick
-        if t is None or not t.then:
+        if ph.name not in blocks:
             continue
-        after = read_after_tricks(g, ph)
-        if after is None or after[2] or not encodable(t.then):
-            continue
-        stmts = list(walk(t.then))
-        block = list(exprs_of(t.then))
+        stmts = [s for b in blocks[ph.name] for s in walk(b)]
+        block = list(exprs_of(tuple(blocks[ph.name])))
         for tb in scored_tables(g, stmts):
             block += [r.guard for r in tb.rows] + list(exprs_of(tuple(r.body for r in tb.rows)))
         candidates = _reads(block)[0] & deal_vars
-        # the rest of the phase, and every phase it can go to
-        rest = replace(ph, trick=replace(t, then=()))
+        # the rest of the phase (without its deal-end blocks), and every phase it can go to
+        if ph.trick is not None:
+            rest = replace(ph, trick=replace(ph.trick, then=()))
+        else:
+            followed = {id(b[0]) for b in blocks[ph.name]}
+            tails = {id(block): start for q, block, start in action_deal_ends(g)
+                     if q is ph and id(block[start]) in followed}
+            rest = replace(ph, actions=tuple(replace(a, body=without_tails(a.body, tails)) for a in ph.actions))
         others = [q for q in nx.descendants(G, ph.name) if q not in ("<end>", ph.name)]
         reads, writes = set(), set()
         for q in [rest] + [g.phase(n) for n in others]:

@@ -39,20 +39,24 @@ from .symbolic import Evaluator, NotEncodable, all_of, any_of, as_bool, land, ln
 
 def applies(A) -> bool:
     """Whether every write of a match variable lies in a deal-end block the explorer summarises
-    (``A.then_blocks``), or in a table only such blocks score: then the match variables hold their deal-start
-    values up to that block, and it runs at most once a deal."""
+    (``A.then_blocks``, the deal-end tails of actions ``A.end_tails``), or in a table only such blocks score:
+    then the match variables hold their deal-start values up to that block, and it runs at most once a
+    deal."""
     from .liveness import scored_tables, walk
     g = A.g
     match_vars = {v.name for v in g.vars if v.scope == "match"}
     if not match_vars:
         return False
     skip = set(A.then_blocks)
+    cut = {body: start for body, start in A.end_tails}     # an action's body: only what precedes its tail
     outside: list = []
 
     def collect(node):
         if isinstance(node, tuple):
             if id(node) in skip:
                 return
+            if id(node) in cut:
+                node = node[:cut[id(node)]]
             for x in node:
                 collect(x)
             return
