@@ -130,8 +130,9 @@ CONTROL = [
     ("`returns(p)`", "Match.returns", "not needed by any verdict"),
     ("`deal var`, `match var`, `per player`, `per side`", "Var",
      "see assignments; a deal variable nothing will read before the next deal is forgotten (liveness), but "
-     "never one a property reads; one a trick phase never writes and reads only in its deal-end block is "
-     "frozen there (not kept; its values on entering the phase are recorded and given to z3)"),
+     "never one a property reads; one a trick phase (or a choice phase) never writes and reads only in its "
+     "deal-end block (or its actions' deal-end tails) is frozen there (not kept; its values on entering the "
+     "phase are recorded and given to z3)"),
     ("zones: `hidden`, `public`, `private`, `home`", "Zone",
      "sizes exact; a hidden zone whose size no rule or property needs may be blurred in the explorations "
      "that track cards, and so is a zone the rules and properties read only through quantifiers over its "
