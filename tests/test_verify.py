@@ -136,6 +136,16 @@ def test_no_proof_from_bounded_evidence(ecarte_game):
     assert any(r.verdict == "unknown" for r in results)
 
 
+def test_a_table_decided_by_z3_alone_past_the_timeout():
+    """bids_by_hand's one row (``true``) applies whatever the values: z3 decides the table with no exploration,
+    so it is decided even when --timeout fired before any exploration; what needs one stays unknown."""
+    game = Game(compile_file(os.path.join(ROOT, "tests", "data", "bids_by_hand.atout")))
+    results, _ = verify_game(game, timeout=0.01)
+    r = {x.name: x for x in results}
+    assert r["builtin:table:settle"].verdict == "proved" and "no exploration needed" in r["builtin:table:settle"].method
+    assert r["side_cap"].verdict == "unknown" and "--timeout" in r["side_cap"].method
+
+
 # -- the abstraction is sound: every concrete decision state maps into the explored abstract graph ----------
 @pytest.mark.parametrize("precise", [False, True])
 def test_abstraction_contains_every_concrete_state(ecarte_game, precise):

@@ -790,17 +790,21 @@ def check_complete(V: Verifier, prop: ir.Property) -> Result:
     return table_result(V, prop.name, prop.kind, V.g.table(prop.target))
 
 
-def table_result(V: Verifier, name: str, kind: str, table: ir.Table) -> Result:
-    """The checks of one table, done once (a ``complete`` property and ``builtin:table:NAME`` share them)."""
+def table_result(V: Verifier, name: str, kind: str, table: ir.Table, explore: bool = True) -> Result | None:
+    """The checks of one table, done once (a ``complete`` property and ``builtin:table:NAME`` share them).
+    Without ``explore``, only what needs no exploration: None when z3 does not decide it that way."""
     cache = V.__dict__.setdefault("_tables", {})
     if table.name not in cache:
-        cache[table.name] = _table_result(V, name, kind, table)
+        r = _table_result(V, name, kind, table, explore)
+        if r is None:
+            return None
+        cache[table.name] = r
     r = cache[table.name]
     return Result(name, kind, r.verdict, r.method, counterexample=r.counterexample, detail=r.detail,
                   explored=r.explored)
 
 
-def _table_result(V: Verifier, name: str, kind: str, table: ir.Table) -> Result:
+def _table_result(V: Verifier, name: str, kind: str, table: ir.Table, explore: bool = True) -> Result | None:
     """A table's checks: first over every valuation of what its rows read (z3, no exploration), then over the
     outcomes reachable at ``score`` on the explorations watching the gains, cheapest first."""
     from . import symbolic
@@ -809,6 +813,10 @@ def _table_result(V: Verifier, name: str, kind: str, table: ir.Table) -> Result:
                       f"SMT (z3): exactly one of the {len(table.rows)} rows applies whatever the values of what "
                       f"they read (every value of each variable's type, any split of the cards): no exploration "
                       f"needed", explored=None)
+    if not explore:
+        return None
+    if V.budget.expired():      # (checked past --timeout for the z3 step above alone: verify.cli._guarded)
+        return Result(name, kind, "unknown", TIMEOUT_NOTE)
     return V.ladder(ladder_specs(V, ir.Property(name, "complete", target=table.name)),
                     lambda spec, final: _table_result_on(V, name, kind, table, spec, final))
 
