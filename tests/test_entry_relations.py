@@ -5,8 +5,9 @@ during the tricks, so z3 reads it over what was recorded when play entered the p
 at a time (``held[0]`` in 0..4, ``held[1]`` in 0..4) the split of the four honours is lost; z3 running the
 statements after the deal from the abstract state where they start keeps it.  Held against:
 
-* the engine: at every entry into ``play`` in seeded matches, the concrete values satisfy the recorded
-  constraint (what soundness asks);
+* the engine: at every entry into ``play`` in seeded matches, the concrete values, in the labels of the node
+  that stands for the state (suits relabelled, table turned), satisfy the recorded constraint (what
+  soundness asks);
 * the rules, by hand: the four honours are split between the two sides, so ``held[0] + held[1] <= 4``
   follows from the constraint, which still allows every split of them;
 * the verdicts: Whist's ``honours_split`` and ``deal_score_bound`` proved, and its two tables whose rows
@@ -24,6 +25,7 @@ import z3
 from atout.compiler import compile_file, compile_text
 from atout.engine import Game
 from atout.verify import smt_refine
+from atout.verify.alpha import abstract_state
 from atout.verify.checker import Spec, Verifier
 from atout.verify.symbolic import as_bool, land
 
@@ -69,12 +71,23 @@ def test_whist_entry_relation_covers_concrete_entries():
         before = st.phase
         while not st.is_terminal():
             if st.phase == "play" and before != "play":
+                # the entry in the labels of its node, as the explorer records it: suits relabelled as in the
+                # node (the frozen values forgotten there), the table turned (Explorer._add)
+                w = abstract_state(A, st)
+                node = w.clone()
+                A.forget(node)
+                perm = A.canonical_suits(node)
+                for n in cells:     # the concrete values themselves (abstract_state widens large ints)
+                    w.vars[n] = tuple(st.vars[n]) if isinstance(st.vars[n], list) else st.vars[n]
+                if perm is not None:
+                    A.relabel_suits(w, perm)
+                A.rotate(w)
                 subst = []
                 for n, x in cells.items():
-                    vals = st.vars[n] if isinstance(x, list) else [st.vars[n]]
+                    vals = w.vars[n] if isinstance(x, list) else [w.vars[n]]
                     xs = x if isinstance(x, list) else [x]
                     subst += [(a, z3.IntVal(int(v))) for a, v in zip(xs, vals)]
-                assert z3.is_true(z3.simplify(z3.substitute(c, *subst))), {n: st.vars[n] for n in cells}
+                assert z3.is_true(z3.simplify(z3.substitute(c, *subst))), {n: w.vars[n] for n in cells}
                 entries += 1
             before = st.phase
             acts = [a for a, _ in st.chance_outcomes()] if st.is_chance_node() else st.legal_actions()

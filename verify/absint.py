@@ -306,6 +306,20 @@ class Abstraction(AbstractEvaluator):
                         for g, p in zip(w.gains, per))
         return r
 
+    def turned_cells(self, name: str, cells: list, dealer) -> list:
+        """The cells of per-player or per-side variable ``name`` (any values: z3 terms too) as :meth:`rotate`
+        leaves them in a state whose dealer is ``dealer`` (the table turned so that it sits in seat 0)."""
+        r = dealer
+        if not self.rotational or not isinstance(r, int) or r <= 0:
+            return list(cells)
+        per = self.var_types[name].per
+        if per == "player":
+            return [cells[(i + r) % self.n] for i in range(self.n)]
+        turn = self.side_turn[r] if self.side_turn else None
+        if per == "side" and turn is not None:
+            return list(_permuted(tuple(cells), turn))
+        return list(cells)
+
     def canonical_suits(self, w: "AbstractState") -> tuple | None:
         """Relabel suits so that suit variables take the smallest labels first; returns the permutation
         (old suit -> new suit) applied, or None when the labels were already canonical or the game names a
@@ -326,6 +340,12 @@ class Abstraction(AbstractEvaluator):
         if all(perm[i] == i for i in range(ns)):
             return None
         perm = tuple(perm)
+        self.relabel_suits(w, perm)
+        return perm
+
+    def relabel_suits(self, w: "AbstractState", perm: tuple) -> None:
+        """Apply the suit permutation ``perm`` (old suit -> new suit) to ``w``'s suit and card values, its
+        tracked cards and the trick on the table."""
         nr = self.nr
 
         def ps(s_):
@@ -347,7 +367,6 @@ class Abstraction(AbstractEvaluator):
                 new[self.track_index[pc(c)]] = w.tracked[i]
             w.tracked = new
         w.trick_cards = [(p, pc(c)) for p, c in w.trick_cards]
-        return perm
 
     def no_tricks(self):
         """Tricks won at the start of a deal: per player, or only the total (``("T", n)``) for long deals."""
@@ -394,8 +413,13 @@ class Abstraction(AbstractEvaluator):
             # zone that nothing reads): which dead zone no longer matters
             w.tracked = [z if z < 0 or sizes[z] != DEAD else IN_DEAD for z in w.tracked]
 
-    def record_entry(self, w: "AbstractState") -> None:
-        """``w`` (not yet forgotten) has just entered a phase with frozen variables: keep their values."""
+    def record_entry(self, w: "AbstractState", perm: tuple | None = None) -> None:
+        """``w`` (not yet forgotten) has just entered a phase with frozen variables: keep their values, with the
+        suits relabelled by ``perm`` and the table turned as the node ``w`` gives was (:meth:`canonical_suits`,
+        :meth:`rotate`), so that z3 reads them in the node's labels.  ``w`` is changed."""
+        if perm is not None:
+            self.relabel_suits(w, perm)
+        self.rotate(w)
         names = self.frozen[w.phase] + self.companions[w.phase]
         self.entries[w.phase].setdefault(tuple(w.vars[n] for n in names), None)
 

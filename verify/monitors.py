@@ -100,7 +100,10 @@ class InvariantMonitor:
             # the move came from (nothing in or after that phase writes them)
             phase = st.phase if st.phase in self.A.frozen else \
                 (src[0] if kind == "over" and isinstance(src, tuple) and src[0] in self.A.frozen else None)
-            key = (self._project(st), phase)
+            # z3 reads the frozen values the state's companions allow (smt_refine.with_entries): states that
+            # differ there are different questions
+            companions = tuple(st.vars[n] for n in self.A.companions[phase]) if phase is not None else ()
+            key = (self._project(st), phase, companions)
             got = self.candidates.get(key)
             if got is None:
                 self.candidates[key] = [st.clone(), phase, (kind, src, move)]

@@ -274,7 +274,9 @@ def _suffix_octagon(A, w, suffix, names) -> list | None | bool:
                 pass
     except NotEncodable:
         return None
-    cells = [x for n in names for x in (S.vars[n] if isinstance(S.vars[n], list) else [S.vars[n]])]
+    # in the labels of the node the move reaches: its table turned so that the dealer sits in seat 0
+    cells = [x for n in names for x in (A.turned_cells(n, S.vars[n], w.dealer) if isinstance(S.vars[n], list)
+                                        else [S.vars[n]])]
     s = solver(S, A.rlimit)
     out = []
     for t in _octagon_terms(cells):
