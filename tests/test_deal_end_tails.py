@@ -111,79 +111,20 @@ def test_bids_by_hand_decided(which):
 
 
 
+
 # -- the recorded entries speak the node's labels (found by an adversarial probe) ---------------------------------
-# Each game below is checked without the cross-check, so the verdict is the verifier's alone.  Before the fix
-# every one was wrongly proved: the values recorded on entering the phase kept the labels of the raw state, while
-# z3 read them beside a node whose suits were relabelled (suit symmetry); and an invariant's candidate states
-# were told apart by what the invariant reads alone, so z3 read the entries beside one state's companions only.
-NAMED_SUIT = """
-game named_suit "the named suit is frozen, the suit picked second is kept"
-players 2
-deck {{ suits spades hearts diamonds clubs  ranks A K }}
-zone stock: hidden, home
-zone hand: per player, private
-match var points: int in 0..100 per player = 0
-deal var first_s: suit = none
-deal var second: suit = none
-deal var named: suit = none
-phase deal {{ do {{ {deal} goto one }} }}
-phase one {{ actor eldest  action pick(s: suit) "pick" {{ first_s = s  goto two }} }}
-phase two {{ actor eldest  action pick2(s: suit) "pick2" when s != first_s {{ named = s  second = s  goto three }} }}
-phase three {{
-{three}
-}}
-match {{ first dealer 0  next dealer left(dealer)  start deal  ends when deal_number >= 2  returns(p) = points[p] }}
-property bound: deal_bound gain(points[p]) <= 0
-"""
-# the deal ends in an action's tail, or in a trick phase's 'then' block (the same hole, older)
-BY_ACTION = """  actor dealer
-  action finish "finish" when second != none {
-    if named == second { points[dealer] += 5 }
-    end deal
-  }"""
-BY_TRICK = """  trick {
-    count 1
-    trump second
-    then {
-      if named == second { points[dealer] += 5 }
-      end deal
-    }
-  }"""
-
-COMPANION = """
-game companion "a frozen, b its companion"
-players 2
-deck { suits spades hearts  ranks A K }
-zone stock: hidden, home
-zone hand: per player, private
-match var points: int in 0..100 per player = 0
-deal var a: int in 0..2 = 0
-deal var b: int in 0..2 = 0
-deal var k: int in 0..1 = 0
-phase deal { do { gather stock  deal 1 from stock to hand starting eldest  goto bid } }
-phase bid { actor eldest  action bid(n: 0..2) "bid" { a = 2 - n  b = 2 - n  goto play } }
-phase play { actor dealer  action go "go" when b >= 0 { k = 1  points[dealer] += a  end deal } }
-match { first dealer 0  next dealer left(dealer)  start deal  ends when deal_number >= 1  returns(p) = points[p] }
-property inv: invariant a + k <= 2
-"""
+# The verdicts of these games are tests/test_soundness_cases.py's (each file's header argues them by hand);
+# here, that each has what made it wrong before: a frozen variable beside kept ones that z3 pairs it with.
+AUDIT = Path(__file__).resolve().parent / "fixtures" / "audit"
 
 
-@pytest.mark.parametrize("three, deal", [(BY_ACTION, ""), (BY_TRICK, "gather stock  deal 1 from stock to hand "
-                                                                     "starting eldest ")], ids=["tail", "then"])
-def test_a_frozen_suit_is_recorded_in_the_nodes_labels(three, deal):
-    """By hand: 'named' and 'second' are both set to the suit picked second, so the dealer gains 5 in every
-    deal: the bound 0 is broken (refuted).  'named' is frozen in 'three', 'second' kept (the guard reads it),
-    and the suits are relabelled by symmetry."""
-    g = Game(compile_text(NAMED_SUIT.format(three=three, deal=deal)))
-    results, _ = verify_game(g)
-    assert {r.name: r.verdict for r in results}["bound"] == "refuted"
-
-
-def test_an_invariant_is_asked_with_each_states_companions():
-    """By hand: bid 0 sets a = b = 2, and 'go' sets k = 1: a + k = 3 at the end of the match (refuted).  'a' is
-    frozen in 'play' (only the tail reads it), 'b' is its companion (the guard reads it)."""
-    g = Game(compile_text(COMPANION))
-    A_frozen = frozen_at_deal_ends(g.ir, g.ir.properties)["play"]
-    assert A_frozen[0] == {"a"} and "b" in A_frozen[1]
-    results, _ = verify_game(g)
-    assert {r.name: r.verdict for r in results}["inv"] == "refuted"
+@pytest.mark.parametrize("name, phase, frozen, companion", [
+    ("frozen_suit_relabelled", "three", {"named"}, "second"),
+    ("frozen_suit_relabelled_trick", "three", {"named"}, "second"),
+    ("frozen_companion_invariant", "play", {"a"}, "b"),
+    ("lucky_suit_match_end", "play", {"lucky"}, "trumps"),
+])
+def test_the_audit_cases_freeze_what_their_headers_say(name, phase, frozen, companion):
+    g = compile_file(str(AUDIT / f"{name}.atout"))
+    got, unwritten = frozen_at_deal_ends(g, g.properties)[phase]
+    assert got == frozen and companion in unwritten

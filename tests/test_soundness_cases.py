@@ -137,6 +137,13 @@ CASES = [
     ("chance_refutation_budget", None, True,
      {"ce1": "not refuted", "ce2": "not refuted", "cf3": "refuted", "cs4": "refuted", "ce5": "refuted",
       "ce6": "refuted", "tm": "refuted"}),
+    # found by an adversarial probe of the deal-end tails (issue 10 review): the values recorded on entering a
+    # phase with frozen variables kept the raw suits while the node's were relabelled, and an invariant's
+    # candidates were told apart without their companions (false proofs, the cross-check blind to the last)
+    ("frozen_suit_relabelled", None, False, {"bound": "refuted"}),
+    ("frozen_suit_relabelled_trick", None, False, {"bound": "refuted"}),
+    ("frozen_companion_invariant", None, False, {"inv": "refuted"}),
+    ("lucky_suit_match_end", None, False, {"ends": "not proved"}),
 ]
 
 
