@@ -123,6 +123,7 @@ AUDIT = Path(__file__).resolve().parent / "fixtures" / "audit"
     ("frozen_suit_relabelled_trick", "three", {"named"}, "second"),
     ("frozen_companion_invariant", "play", {"a"}, "b"),
     ("lucky_suit_match_end", "play", {"lucky"}, "trumps"),
+    ("frozen_entry_labels", "count", {"a"}, "s"),
 ])
 def test_the_audit_cases_freeze_what_their_headers_say(name, phase, frozen, companion):
     g = compile_file(str(AUDIT / f"{name}.atout"))

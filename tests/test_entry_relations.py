@@ -5,9 +5,8 @@ during the tricks, so z3 reads it over what was recorded when play entered the p
 at a time (``held[0]`` in 0..4, ``held[1]`` in 0..4) the split of the four honours is lost; z3 running the
 statements after the deal from the abstract state where they start keeps it.  Held against:
 
-* the engine: at every entry into ``play`` in seeded matches, the concrete values, in the labels of the node
-  that stands for the state (suits relabelled, table turned), satisfy the recorded constraint (what
-  soundness asks);
+* the engine: at every entry into ``play`` in seeded matches, the concrete values satisfy the recorded
+  constraint (what soundness asks);
 * the rules, by hand: the four honours are split between the two sides, so ``held[0] + held[1] <= 4``
   follows from the constraint, which still allows every split of them;
 * the verdicts: Whist's ``honours_split`` and ``deal_score_bound`` proved, and its two tables whose rows
@@ -25,7 +24,6 @@ import z3
 from atout.compiler import compile_file, compile_text
 from atout.engine import Game
 from atout.verify import smt_refine
-from atout.verify.alpha import abstract_state
 from atout.verify.checker import Spec, Verifier
 from atout.verify.symbolic import as_bool, land
 
@@ -71,23 +69,12 @@ def test_whist_entry_relation_covers_concrete_entries():
         before = st.phase
         while not st.is_terminal():
             if st.phase == "play" and before != "play":
-                # the entry in the labels of its node, as the explorer records it: suits relabelled as in the
-                # node (the frozen values forgotten there), the table turned (Explorer._add)
-                w = abstract_state(A, st)
-                node = w.clone()
-                A.forget(node)
-                perm = A.canonical_suits(node)
-                for n in cells:     # the concrete values themselves (abstract_state widens large ints)
-                    w.vars[n] = tuple(st.vars[n]) if isinstance(st.vars[n], list) else st.vars[n]
-                if perm is not None:
-                    A.relabel_suits(w, perm)
-                A.rotate(w)
                 subst = []
                 for n, x in cells.items():
-                    vals = w.vars[n] if isinstance(x, list) else [w.vars[n]]
+                    vals = st.vars[n] if isinstance(x, list) else [st.vars[n]]
                     xs = x if isinstance(x, list) else [x]
                     subst += [(a, z3.IntVal(int(v))) for a, v in zip(xs, vals)]
-                assert z3.is_true(z3.simplify(z3.substitute(c, *subst))), {n: w.vars[n] for n in cells}
+                assert z3.is_true(z3.simplify(z3.substitute(c, *subst))), {n: st.vars[n] for n in cells}
                 entries += 1
             before = st.phase
             acts = [a for a, _ in st.chance_outcomes()] if st.is_chance_node() else st.legal_actions()
@@ -149,3 +136,17 @@ def test_whist_tables_show_their_true_gap():
         r = table_result(V, f"builtin:table:{t}", "complete", V.g.table(t))
         assert r.verdict == "refuted" and "no row applies" in r.method, (t, r.verdict, r.method)
         assert r.counterexample is not None
+
+
+def test_the_octagon_is_joined_over_the_turns_of_the_table():
+    """By hand: two players, x per player, the suffixes gave x[0] in 0..1, x[1] in 2..3, x[0] + x[1] in 2..4 and
+    x[0] - x[1] in -3..-1.  Turned by one seat, x[0] is in 2..3, x[1] in 0..1 and x[0] - x[1] in 1..3; the
+    relation holds in either labels, so it is the join: 0..3, 0..3, 2..4 and -3..3."""
+    from atout.verify.smt_refine import _symmetric_hull
+    var = SimpleNamespace(per="player")
+    A = SimpleNamespace(rotational=True, n=2, side_turn=(), var_types={"x": var},
+                        dead_value=lambda v: (None, None))
+    hull = [(0, 1), (2, 3), (2, 4), (-3, -1)]
+    assert _symmetric_hull(A, ["x"], hull) == [(0, 3), (0, 3), (2, 4), (-3, 3)]
+    A.rotational = False
+    assert _symmetric_hull(A, ["x"], hull) == hull

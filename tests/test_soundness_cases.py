@@ -144,6 +144,8 @@ CASES = [
     ("frozen_suit_relabelled_trick", None, False, {"bound": "refuted"}),
     ("frozen_companion_invariant", None, False, {"inv": "refuted"}),
     ("lucky_suit_match_end", None, False, {"ends": "not proved"}),
+    # found by fuzzing the first fix: entries put in the node's labels, an invariant's candidate in the move's
+    ("frozen_entry_labels", None, False, {"doubled_bid": "refuted", "suits_differ": "refuted"}),
 ]
 
 

@@ -306,20 +306,6 @@ class Abstraction(AbstractEvaluator):
                         for g, p in zip(w.gains, per))
         return r
 
-    def turned_cells(self, name: str, cells: list, dealer) -> list:
-        """The cells of per-player or per-side variable ``name`` (any values: z3 terms too) as :meth:`rotate`
-        leaves them in a state whose dealer is ``dealer`` (the table turned so that it sits in seat 0)."""
-        r = dealer
-        if not self.rotational or not isinstance(r, int) or r <= 0:
-            return list(cells)
-        per = self.var_types[name].per
-        if per == "player":
-            return [cells[(i + r) % self.n] for i in range(self.n)]
-        turn = self.side_turn[r] if self.side_turn else None
-        if per == "side" and turn is not None:
-            return list(_permuted(tuple(cells), turn))
-        return list(cells)
-
     def canonical_suits(self, w: "AbstractState") -> tuple | None:
         """Relabel suits so that suit variables take the smallest labels first; returns the permutation
         (old suit -> new suit) applied, or None when the labels were already canonical or the game names a
@@ -413,15 +399,45 @@ class Abstraction(AbstractEvaluator):
             # zone that nothing reads): which dead zone no longer matters
             w.tracked = [z if z < 0 or sizes[z] != DEAD else IN_DEAD for z in w.tracked]
 
-    def record_entry(self, w: "AbstractState", perm: tuple | None = None) -> None:
-        """``w`` (not yet forgotten) has just entered a phase with frozen variables: keep their values, with the
-        suits relabelled by ``perm`` and the table turned as the node ``w`` gives was (:meth:`canonical_suits`,
-        :meth:`rotate`), so that z3 reads them in the node's labels.  ``w`` is changed."""
-        if perm is not None:
-            self.relabel_suits(w, perm)
-        self.rotate(w)
+    def record_entry(self, w: "AbstractState") -> None:
+        """``w`` (not yet forgotten) has just entered a phase with frozen variables: keep their values (with the
+        companions), and their images under every relabelling of the suits and every turn of the table that
+        the exploration uses (:meth:`entry_orbit`)."""
         names = self.frozen[w.phase] + self.companions[w.phase]
-        self.entries[w.phase].setdefault(tuple(w.vars[n] for n in names), None)
+        raw = tuple(w.vars[n] for n in names)
+        seen = self.__dict__.setdefault("_entries_raw", set())
+        if (w.phase, raw) in seen:
+            return
+        seen.add((w.phase, raw))
+        for t in self.entry_orbit(w, names):
+            self.entries[w.phase].setdefault(t, None)
+
+    def entry_orbit(self, w: "AbstractState", names: tuple) -> list[tuple]:
+        """The values of ``names`` in ``w`` under every suit permutation (when suits are relabelled and one of
+        them holds a suit or a card) and every turn of the table (when it is turned and one of them is per
+        player, per side or a player).  The states z3 reads them beside are in the labels of some node or of a
+        move's start, not always those of ``w``; the concrete entries are closed under the symmetries the
+        exploration uses, so their images are entries too, and the constraint on the frozen values holds in
+        any labels (the companions tie each image to the state's own values)."""
+        decls = [self.var_types[n] for n in names]
+        perms = [None]
+        if self.symmetric and any(v.type.kind in ("suit", "card") for v in decls):
+            perms += [p for p in itertools.permutations(range(len(self.g.deck.suits))) if list(p) != sorted(p)]
+        turns = [0]
+        if self.rotational and any(v.per is not None or v.type.kind == "player" for v in decls):
+            turns = list(range(self.n))
+        out = []
+        for perm in perms:
+            for r in turns:
+                u = w.clone()
+                if perm is not None:
+                    self.relabel_suits(u, perm)
+                u.dealer = r
+                self.rotate(u)
+                t = tuple(u.vars[n] for n in names)
+                if t not in out:
+                    out.append(t)
+        return out
 
     def killed_at(self, act: ir.Action) -> tuple[int, ...]:
         """The positions, in a state's variables (declaration order, as in its key), of the deal variables whose

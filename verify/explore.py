@@ -889,13 +889,10 @@ class Explorer:
         receives that answer when it does not depend on ``src_key``, for the summary's later reuses."""
         A = self.A
         frozen = st.phase in A.frozen
-        # play enters a phase whose frozen variables are forgotten there: their values are recorded, in the
-        # labels of the node (its suits relabelled, its table turned)
-        entry = st.clone() if frozen and not (isinstance(src_key, tuple) and src_key[0] == st.phase) else None
+        if frozen and not (isinstance(src_key, tuple) and src_key[0] == st.phase):
+            A.record_entry(st)     # play enters a phase whose frozen variables are forgotten there
         A.forget(st)
         perm = A.canonical_suits(st)
-        if entry is not None:
-            A.record_entry(entry, perm)
         rot = A.rotate(st)
         st.end_gains = None
         key = st.key()

@@ -274,9 +274,7 @@ def _suffix_octagon(A, w, suffix, names) -> list | None | bool:
                 pass
     except NotEncodable:
         return None
-    # in the labels of the node the move reaches: its table turned so that the dealer sits in seat 0
-    cells = [x for n in names for x in (A.turned_cells(n, S.vars[n], w.dealer) if isinstance(S.vars[n], list)
-                                        else [S.vars[n]])]
+    cells = [x for n in names for x in (S.vars[n] if isinstance(S.vars[n], list) else [S.vars[n]])]
     s = solver(S, A.rlimit)
     out = []
     for t in _octagon_terms(cells):
@@ -294,6 +292,56 @@ def _octagon_terms(cells) -> list:
     for i in range(len(xs)):
         for j in range(i + 1, len(xs)):
             out += [xs[i] + xs[j], xs[i] - xs[j]]
+    return out
+
+
+def _symmetric_hull(A, names, hull: list) -> list:
+    """``hull`` (bounds in the order of :func:`_octagon_terms` over the cells of ``names``) joined with its images
+    under every turn of the table the exploration uses: the states z3 pairs it with may be in the labels of
+    another turn than the suffix's start (as the recorded values, :meth:`.absint.Abstraction.entry_orbit`)."""
+    if not A.rotational:
+        return hull
+    widths = [len(A.dead_value(A.var_types[n])) if A.var_types[n].per is not None else None for n in names]
+    if all(w is None for w in widths):
+        return hull
+    k = sum(1 if w is None else w for w in widths)
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    index = {p: n for n, p in enumerate(pairs)}
+
+    def bound(b, i, j, kind):
+        """The bound of cell i (kind 'x'), of cell i + cell j ('+') or of cell i - cell j ('-') from ``b``."""
+        if kind == "x":
+            return b[i]
+        lo_i, hi_i = min(i, j), max(i, j)
+        at = k + 2 * index[lo_i, hi_i]
+        if kind == "+":
+            return b[at]
+        lo, hi = b[at + 1]
+        return (lo, hi) if i < j else (None if hi is None else -hi, None if lo is None else -lo)
+
+    out = list(hull)
+    for r in range(1, A.n):
+        src = []          # src[c]: the cell of the start's labels that cell c holds once the table is turned by r
+        base = 0
+        for n, w in zip(names, widths):
+            if w is None:
+                src.append(base)
+                base += 1
+                continue
+            per = A.var_types[n].per
+            turn = A.side_turn[r] if per == "side" and A.side_turn else None
+            if per == "player":
+                src += [base + (c + r) % A.n for c in range(w)]
+            elif turn is not None:
+                src += [base + turn.index(c) for c in range(w)]
+            else:
+                src += [base + c for c in range(w)]
+            base += w
+        img = [bound(hull, src[c], None, "x") for c in range(k)]
+        for i, j in pairs:
+            img += [bound(hull, src[i], src[j], "+"), bound(hull, src[i], src[j], "-")]
+        out = [(None if a[0] is None or b[0] is None else min(a[0], b[0]),
+                None if a[1] is None or b[1] is None else max(a[1], b[1])) for a, b in zip(out, img)]
     return out
 
 
@@ -326,6 +374,7 @@ def entry_relation(A, phase, cells: dict):
              None if a[1] is None or b[1] is None else max(a[1], b[1])) for a, b in zip(hull, got)]
     if hull is None:
         return False           # no entry goes on to the phase
+    hull = _symmetric_hull(A, names, hull)
     terms = _octagon_terms([x for n in names for x in (cells[n] if isinstance(cells[n], list) else [cells[n]])])
     out = []
     for t, (lo, hi) in zip(terms, hull):
