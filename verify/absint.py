@@ -409,8 +409,11 @@ class Abstraction(AbstractEvaluator):
         if (w.phase, raw) in seen:
             return
         seen.add((w.phase, raw))
-        for t in self.entry_orbit(w, names):
+        images = self.entry_orbit(w, names)
+        for t in images:
             self.entries[w.phase].setdefault(t, None)
+        most = self.__dict__.setdefault("entry_images", {})
+        most[w.phase] = max(most.get(w.phase, 1), len(images))
 
     def entry_orbit(self, w: "AbstractState", names: tuple) -> list[tuple]:
         """The values of ``names`` in ``w`` under every suit permutation (when suits are relabelled and one of

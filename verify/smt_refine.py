@@ -85,12 +85,13 @@ def _num(x):
     return z3.If(x, 1, 0) if z3.is_bool(x) else x
 
 
-def entry_constraint(S: SymbolicState, names: tuple, entries, values: dict | None = None) -> object:
+def entry_constraint(S: SymbolicState, names: tuple, entries, values: dict | None = None,
+                     exact: int = EXACT_ENTRIES) -> object:
     """The frozen variables ``names`` of ``S`` take one of the recorded valuations ``entries`` (tuples of
-    abstract values, a per-player value a tuple): their disjunction when there are few, else their octagon
-    hull (the bounds of each cell and of the sum and the difference of every two cells), which holds them
-    all.  Either holds in every concrete state that entered the phase with one of them.  ``values``: the
-    terms of the variables (default: ``S.vars``)."""
+    abstract values, a per-player value a tuple): their disjunction when there are at most ``exact``, else
+    their octagon hull (the bounds of each cell and of the sum and the difference of every two cells), which
+    holds them all.  Either holds in every concrete state that entered the phase with one of them.
+    ``values``: the terms of the variables (default: ``S.vars``)."""
     cells = []
     widths = []           # per variable: its number of cells, None for a variable of one value
     for n in names:
@@ -111,7 +112,7 @@ def entry_constraint(S: SymbolicState, names: tuple, entries, values: dict | Non
         rows.append(row)
     if not rows:
         return False            # the phase was never entered
-    if len(rows) <= EXACT_ENTRIES:
+    if len(rows) <= exact:
         return any_of(all_of(_in_value(x, v) for x, v in zip(cells, row)) for row in rows)
     out = []
     bounds = [[_cell_bounds(v) for v in row] for row in rows]
@@ -202,7 +203,10 @@ def with_entries(S: SymbolicState, A, phase) -> SymbolicState:
         S.vars[n] = S.initial[n] = cells
     cache = A.__dict__.setdefault("_entry_constraints", {})
     if phase not in cache:
-        cache[phase] = as_bool(land(entry_constraint(S, names, list(A.entries[phase]), named),
+        # up to EXACT_ENTRIES valuations play entered with, each with its images under the symmetries
+        # (Abstraction.entry_orbit), are a disjunction
+        exact = EXACT_ENTRIES * getattr(A, "entry_images", {}).get(phase, 1)
+        cache[phase] = as_bool(land(entry_constraint(S, names, list(A.entries[phase]), named, exact),
                                     entry_relation(A, phase, named)))
     S.constraints.append(cache[phase])
     return S
