@@ -39,7 +39,7 @@ def test_the_tail_after_the_last_goto():
     auction's bid always goes to a phase (no tail)."""
     g = compile_file(str(BIDS))
     assert _tails(g) == [("play", ["Score", "EndDeal"], False)]
-    assert [(ph.name, len(stmts)) for ph, stmts in deal_end_blocks(g)] == [("play", 2)]
+    assert [(ph.name, len(stmts)) for ph, stmts, _, _ in deal_end_blocks(g)] == [("play", 2)]
 
 
 @pytest.mark.parametrize("tail, expected", [

@@ -355,7 +355,7 @@ class Verifier:
         if got is None:
             from .liveness import deal_end_blocks, scored_tables, walk
             got = set()
-            for _, block in deal_end_blocks(self.g):
+            for _, block, _, _ in deal_end_blocks(self.g):
                 stmts = list(walk(block))
                 for t in scored_tables(self.g, stmts):
                     for r in t.rows:

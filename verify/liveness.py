@@ -492,21 +492,22 @@ def without_tails(block: tuple, tails: dict) -> tuple:
     return tuple(out)
 
 
-def deal_end_blocks(g: ir.Game) -> list[tuple[ir.Phase, tuple]]:
-    """``[(phase, statements)]``: the blocks that surely end the deal and that z3 follows
-    (:func:`.symbolic.encodable`): the ``then`` blocks of trick phases that go to no phase, and the deal-end
-    tails of choice phases' actions (:func:`action_deal_ends`).  The statements of a tail are a new tuple
-    at each call (compare them by the ids of their statements)."""
+def deal_end_blocks(g: ir.Game) -> list[tuple[ir.Phase, tuple, tuple, int]]:
+    """``[(phase, statements, block, start)]``: the blocks that surely end the deal and that z3 follows
+    (:func:`.symbolic.encodable`), each the ``statements`` of ``block`` from ``start`` on: the ``then``
+    blocks of trick phases that go to no phase (from 0), and the deal-end tails of choice phases' actions
+    (:func:`action_deal_ends`).  The statements of a tail are a new tuple at each call (compare them by the
+    ids of their statements)."""
     from .symbolic import encodable
     out = []
     for ph in g.phases:
         if ph.trick is not None and ph.trick.then:
             after = read_after_tricks(g, ph)
             if after is not None and not after[2] and encodable(ph.trick.then):
-                out.append((ph, ph.trick.then))
+                out.append((ph, ph.trick.then, ph.trick.then, 0))
     for ph, block, start in action_deal_ends(g):
         if encodable(block[start:]):
-            out.append((ph, block[start:]))
+            out.append((ph, block[start:], block, start))
     return out
 
 
@@ -531,15 +532,15 @@ def frozen_at_deal_ends(g: ir.Game, props=()) -> dict:
             blocking |= _reads(list(exprs_of(p)))[0]
     deal_vars = {v.name for v in g.vars if v.scope == "deal"}
     G = phase_graph(g)
-    blocks: dict = {}
-    for ph, stmts in deal_end_blocks(g):
-        blocks.setdefault(ph.name, []).append(stmts)
+    blocks: dict = {}      # phase -> [(statements, block, start)]
+    for ph, stmts, block, start in deal_end_blocks(g):
+        blocks.setdefault(ph.name, []).append((stmts, block, start))
     out = {}
     for ph in g.phases:
         if ph.name not in blocks:
             continue
-        stmts = [s for b in blocks[ph.name] for s in walk(b)]
-        block = list(exprs_of(tuple(blocks[ph.name])))
+        stmts = [s for b, _, _ in blocks[ph.name] for s in walk(b)]
+        block = list(exprs_of(tuple(b for b, _, _ in blocks[ph.name])))
         for tb in scored_tables(g, stmts):
             block += [r.guard for r in tb.rows] + list(exprs_of(tuple(r.body for r in tb.rows)))
         candidates = _reads(block)[0] & deal_vars
@@ -547,9 +548,7 @@ def frozen_at_deal_ends(g: ir.Game, props=()) -> dict:
         if ph.trick is not None:
             rest = replace(ph, trick=replace(ph.trick, then=()))
         else:
-            followed = {id(b[0]) for b in blocks[ph.name]}
-            tails = {id(block): start for q, block, start in action_deal_ends(g)
-                     if q is ph and id(block[start]) in followed}
+            tails = {id(host): start for _, host, start in blocks[ph.name]}
             rest = replace(ph, actions=tuple(replace(a, body=without_tails(a.body, tails)) for a in ph.actions))
         others = [q for q in nx.descendants(G, ph.name) if q not in ("<end>", ph.name)]
         reads, writes = set(), set()
